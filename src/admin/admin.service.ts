@@ -1,0 +1,119 @@
+import { generateApiKeyToken } from '../common/auth/api-key-token';
+import { isKnownScope, type ScopeName } from '../common/auth/scopes';
+import type { PrismaClient } from '../generated/prisma/client';
+import { isUniqueViolation } from '../database/prisma-errors';
+import type { ExpertSuiteDto } from '../modules/expert-suites/dto/expert-suite.dto';
+import { toExpertSuiteDto } from '../modules/expert-suites/expert-suite.mapper';
+
+/** A refusal an operator can act on; the CLI prints its message. */
+export class AdminError extends Error {}
+
+/**
+ * Bootstrap and operations outside the public API (CONTRACT.md section 8): organizations,
+ * API keys, and the records the API acts on. Used by the CLI and the demo bootstrap.
+ */
+export class AdminService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** A new organization gets a subscription anchored at its creation time. */
+  async createOrganization(name: string): Promise<{ id: string; name: string }> {
+    const trimmed = requireText(name, 'name', 255);
+    const organization = await this.prisma.organization.create({
+      data: { name: trimmed, subscription: { create: { anchorAt: new Date() } } },
+    });
+    return { id: organization.id, name: organization.name };
+  }
+
+  /** The plain key is returned here once; only its hash is stored. */
+  async createApiKey(organizationId: string, scopes: string[]): Promise<{ id: string; key: string; scopes: ScopeName[] }> {
+    await this.requireOrganization(organizationId);
+    const unique = [...new Set(scopes.map((scope) => scope.trim()).filter((scope) => scope !== ''))];
+    if (unique.length === 0) throw new AdminError('At least one scope is required.');
+    const unknown = unique.filter((scope) => !isKnownScope(scope));
+    if (unknown.length > 0) throw new AdminError(`Unknown scope(s): ${unknown.join(', ')}`);
+    const token = generateApiKeyToken();
+    const apiKey = await this.prisma.apiKey.create({
+      data: { organizationId, keyHash: token.hash, keyPrefix: token.displayPrefix, scopes: unique },
+    });
+    return { id: apiKey.id, key: token.token, scopes: unique as ScopeName[] };
+  }
+
+  async revokeApiKey(id: string): Promise<{ id: string; revoked_at: string }> {
+    requireUuid(id, 'id');
+    const existing = await this.prisma.apiKey.findUnique({ where: { id } });
+    if (!existing) throw new AdminError(`No API key with id ${id}.`);
+    const revoked = existing.revokedAt
+      ? existing
+      : await this.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    return { id: revoked.id, revoked_at: revoked.revokedAt!.toISOString() };
+  }
+
+  async createCategory(organizationId: string, name: string): Promise<{ id: string; name: string }> {
+    await this.requireOrganization(organizationId);
+    const trimmed = requireText(name, 'name', 255);
+    try {
+      const category = await this.prisma.category.create({ data: { organizationId, name: trimmed } });
+      return { id: category.id, name: category.name };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AdminError(`The organization already has a category named "${trimmed}".`);
+      throw error;
+    }
+  }
+
+  /** A draft enterprise suite without a package, with its market entry. */
+  async createExpertSuite(organizationId: string, name: string): Promise<ExpertSuiteDto> {
+    await this.requireOrganization(organizationId);
+    const trimmed = requireText(name, 'name', 255);
+    const suite = await this.prisma.expertSuite.create({
+      data: {
+        organizationId,
+        name: trimmed,
+        displayName: trimmed,
+        marketItem: { create: {} },
+      },
+      include: { marketItem: true },
+    });
+    return toExpertSuiteDto(suite);
+  }
+
+  async setSubscriptionAnchor(organizationId: string, anchor: string): Promise<{ organization_id: string; anchor_at: string }> {
+    await this.requireOrganization(organizationId);
+    const anchorAt = parseIsoDateTime(anchor);
+    const subscription = await this.prisma.subscription.upsert({
+      where: { organizationId },
+      create: { organizationId, anchorAt },
+      update: { anchorAt, updatedAt: new Date() },
+    });
+    return { organization_id: organizationId, anchor_at: subscription.anchorAt.toISOString() };
+  }
+
+  private async requireOrganization(id: string): Promise<void> {
+    requireUuid(id, 'org');
+    const found = await this.prisma.organization.findUnique({ where: { id }, select: { id: true } });
+    if (!found) throw new AdminError(`No organization with id ${id}.`);
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function requireUuid(value: string, option: string): void {
+  if (!UUID.test(value)) throw new AdminError(`--${option} must be a uuid, got "${value}".`);
+}
+
+function requireText(value: string, option: string, max: number): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw new AdminError(`--${option} must not be blank.`);
+  if (Array.from(trimmed).length > max) throw new AdminError(`--${option} must be at most ${max} characters.`);
+  return trimmed;
+}
+
+// Date and time with an explicit offset: a bare date or local time would depend on the machine.
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function parseIsoDateTime(value: string): Date {
+  const date = new Date(value);
+  if (!ISO_DATE_TIME.test(value) || Number.isNaN(date.getTime())) {
+    throw new AdminError(`--anchor must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T09:00:00Z; got "${value}".`);
+  }
+  return date;
+}

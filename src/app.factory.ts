@@ -1,0 +1,31 @@
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { LogLevel } from '@nestjs/common';
+import { AppModule, type AppModuleOptions } from './app.module';
+import { bodyParserErrorsMiddleware } from './common/http/body-parser-errors.middleware';
+import { requestIdMiddleware } from './common/http/request-id.middleware';
+import type { LogLevelName } from './config/app-config';
+import { setupSwagger } from './openapi';
+
+const LEVELS: LogLevelName[] = ['error', 'warn', 'log', 'debug', 'verbose'];
+
+export function logLevelsUpTo(level: LogLevelName): LogLevel[] {
+  return LEVELS.slice(0, LEVELS.indexOf(level) + 1);
+}
+
+/** Builds the whole HTTP application (used by main and by the e2e tests alike), not yet listening. */
+export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
+    bodyParser: false,
+    logger: logLevelsUpTo(options.config.LOG_LEVEL),
+  });
+  app.disable('x-powered-by');
+  // Before the body parser, so that even a rejected body gets its X-Request-Id.
+  app.use(requestIdMiddleware);
+  app.useBodyParser('json', { limit: options.config.JSON_BODY_LIMIT_BYTES });
+  app.use(bodyParserErrorsMiddleware);
+  app.enableShutdownHooks();
+  setupSwagger(app);
+  await app.init();
+  return app;
+}

@@ -1,0 +1,72 @@
+import { DynamicModule, Module, Type, ValidationPipe } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ClsPluginTransactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { ClsModule } from 'nestjs-cls';
+import { AuthModule } from './common/auth/auth.module';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
+import { validationExceptionFactory } from './common/validation/validation-exception.factory';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import type { Database } from './database/database';
+import { DatabaseModule } from './database/database.module';
+import { PrismaService } from './database/prisma.service';
+import { DirectoryModule } from './modules/directory/directory.module';
+import { ExpertSuitesModule } from './modules/expert-suites/expert-suites.module';
+import { HealthModule } from './modules/health/health.module';
+import { QuotaModule } from './modules/quota/quota.module';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  /** An already open database shared with the caller (tests with two app instances). */
+  database?: Database;
+  /** Further feature modules to mount beside the built-in ones. */
+  extraModules?: Array<Type | DynamicModule>;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot({ config, database, extraModules = [] }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database),
+        ClsModule.forRoot({
+          global: true,
+          middleware: { mount: true },
+          plugins: [
+            new ClsPluginTransactional({
+              imports: [DatabaseModule],
+              adapter: new TransactionalAdapterPrisma({
+                prismaInjectionToken: PrismaService,
+                defaultTxOptions: { maxWait: config.TRANSACTION_TIMEOUT_MS, timeout: config.TRANSACTION_TIMEOUT_MS },
+              }),
+            }),
+          ],
+        }),
+        AuthModule,
+        HealthModule,
+        DirectoryModule,
+        ExpertSuitesModule,
+        QuotaModule,
+        ...extraModules,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
+        {
+          provide: APP_PIPE,
+          useValue: new ValidationPipe({
+            whitelist: true,
+            forbidNonWhitelisted: true,
+            transform: true,
+            stopAtFirstError: false,
+            exceptionFactory: validationExceptionFactory,
+          }),
+        },
+      ],
+    };
+  }
+}

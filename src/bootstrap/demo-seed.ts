@@ -1,0 +1,37 @@
+import { AdminService } from '../admin/admin.service';
+import { ALL_SCOPES } from '../common/auth/scopes';
+import type { PrismaClient } from '../generated/prisma/client';
+
+export interface DemoSeed {
+  organizationId: string;
+  apiKey: string;
+  expertSuiteId: string;
+  categoryId: string;
+}
+
+/**
+ * On the first start of an empty embedded database, creates a demo organization with a key
+ * holding every scope, so that a new user can try the API in Swagger UI at once.
+ * Returns undefined when the database already has an organization.
+ */
+export async function seedDemoIfEmpty(prisma: PrismaClient): Promise<DemoSeed | undefined> {
+  if ((await prisma.organization.count()) > 0) return undefined;
+  const admin = new AdminService(prisma);
+  const organization = await admin.createOrganization('Demo organization');
+  const key = await admin.createApiKey(organization.id, [...ALL_SCOPES]);
+  const category = await admin.createCategory(organization.id, 'General');
+  const suite = await admin.createExpertSuite(organization.id, 'demo-suite');
+  return { organizationId: organization.id, apiKey: key.key, expertSuiteId: suite.id, categoryId: category.id };
+}
+
+export function describeDemoSeed(seed: DemoSeed, baseUrl: string): string {
+  return [
+    '',
+    '  First start of the embedded database: a demo organization was created.',
+    `  Demo API key (shown once; holds ${ALL_SCOPES.join(', ')}):`,
+    `    ${seed.apiKey}`,
+    `  Expert suite to update: ${seed.expertSuiteId}   Category: ${seed.categoryId}`,
+    `  Try it in Swagger UI: ${baseUrl}/docs  (Authorize with the key above)`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util';
+import { AdminError, type AdminService } from '../admin/admin.service';
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+export class UsageError extends Error {}
+
+interface Command {
+  usage: string;
+  options: Record<string, { type: 'string' }>;
+  run: (admin: AdminService, values: Record<string, string>) => Promise<unknown>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  'org create': {
+    usage: 'org create --name NAME',
+    options: { name: { type: 'string' } },
+    run: (admin, v) => admin.createOrganization(v.name),
+  },
+  'apikey create': {
+    usage: 'apikey create --org ORG_ID --scopes SCOPE[,SCOPE...]',
+    options: { org: { type: 'string' }, scopes: { type: 'string' } },
+    run: (admin, v) => admin.createApiKey(v.org, v.scopes.split(',')),
+  },
+  'apikey revoke': {
+    usage: 'apikey revoke --id KEY_ID',
+    options: { id: { type: 'string' } },
+    run: (admin, v) => admin.revokeApiKey(v.id),
+  },
+  'expert-suite create': {
+    usage: 'expert-suite create --org ORG_ID --name NAME',
+    options: { org: { type: 'string' }, name: { type: 'string' } },
+    run: (admin, v) => admin.createExpertSuite(v.org, v.name),
+  },
+  'category create': {
+    usage: 'category create --org ORG_ID --name NAME',
+    options: { org: { type: 'string' }, name: { type: 'string' } },
+    run: (admin, v) => admin.createCategory(v.org, v.name),
+  },
+  'subscription set': {
+    usage: 'subscription set --org ORG_ID --anchor ISO_DATE_TIME',
+    options: { org: { type: 'string' }, anchor: { type: 'string' } },
+    run: (admin, v) => admin.setSubscriptionAnchor(v.org, v.anchor),
+  },
+};
+
+export const USAGE = ['Usage: npm run --silent cli -- <command>', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+
+export interface ParsedCommand {
+  command: Command;
+  values: Record<string, string>;
+}
+
+/** Checks the words and options before anything touches the database. */
+export function parseCommand(argv: string[]): ParsedCommand {
+  const name = argv.slice(0, 2).join(' ');
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`Unknown command "${name}".`);
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv.slice(2), options: command.options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n  ${command.usage}`);
+  }
+  const missing = Object.keys(command.options).filter((option) => values[option] === undefined);
+  if (missing.length > 0) throw new UsageError(`Missing ${missing.map((m) => `--${m}`).join(', ')}.\n  ${command.usage}`);
+  return { command, values: values as Record<string, string> };
+}
+
+/** Runs one command and prints its result as one JSON object; returns the exit code. */
+export async function runCommand(parsed: ParsedCommand, admin: AdminService, io: CliIo): Promise<number> {
+  try {
+    io.out(JSON.stringify(await parsed.command.run(admin, parsed.values)));
+    return 0;
+  } catch (error) {
+    if (error instanceof AdminError) {
+      io.err(`error: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,41 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-code';
+import { ApiKeyAuthenticator } from './api-key-authenticator.service';
+import { IS_PUBLIC } from './auth.decorators';
+import type { AuthenticatedRequest } from './principal';
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/** Authenticates every non-public request by its bearer API key and sets the principal. */
+@Injectable()
+export class ApiKeyAuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: ApiKeyAuthenticator,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (isPublic(this.reflector, context)) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const header = request.headers.authorization;
+    if (!header) throw unauthenticated('The Authorization header is missing.', 'Bearer');
+
+    const token = BEARER.exec(header)?.[1];
+    if (!token) throw unauthenticated('The Authorization header must have the form "Bearer <API key>".', 'Bearer error="invalid_request"');
+
+    const principal = await this.authenticator.authenticate(token);
+    if (!principal) throw unauthenticated('The API key is not valid or has been revoked.', 'Bearer error="invalid_token"');
+    request.principal = principal;
+    return true;
+  }
+}
+
+export function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
+  return reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true;
+}
+
+function unauthenticated(detail: string, challenge: string): AppError {
+  return new AppError(ErrorCode.UNAUTHENTICATED, detail, undefined, { 'WWW-Authenticate': challenge });
+}

@@ -1,0 +1,26 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ErrorBodyDto } from '../errors/error-body.dto';
+import type { ScopeName } from './scopes';
+
+export const REQUIRED_SCOPE = 'auth:required-scope';
+export const IS_PUBLIC = 'auth:public';
+export const REQUIRED_SCOPE_EXTENSION = 'x-required-scope';
+export const BEARER_SCHEME = 'api-key';
+
+/**
+ * Declares the one scope an operation needs: read by the global ScopeGuard, and written into
+ * the OpenAPI document (security requirement, extension, 401/403 responses).
+ */
+export function RequireScope(scope: ScopeName) {
+  return applyDecorators(
+    SetMetadata(REQUIRED_SCOPE, scope),
+    ApiBearerAuth(BEARER_SCHEME),
+    ApiExtension(REQUIRED_SCOPE_EXTENSION, scope),
+    ApiUnauthorizedResponse({ description: 'Missing, malformed, unknown or revoked API key.', type: ErrorBodyDto }),
+    ApiForbiddenResponse({ description: `The API key lacks the scope \`${scope}\`.`, type: ErrorBodyDto }),
+  );
+}
+
+/** Opens a route to callers without an API key (health checks). Everything else is closed by default. */
+export const Public = () => SetMetadata(IS_PUBLIC, true);

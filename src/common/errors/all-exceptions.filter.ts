@@ -1,0 +1,69 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppError } from './app-error';
+import { ErrorCode, errorTypeForStatus } from './error-code';
+import type { ErrorBodyDto } from './error-body.dto';
+
+const CODE_BY_HTTP_STATUS: Partial<Record<number, ErrorCode>> = {
+  [HttpStatus.BAD_REQUEST]: ErrorCode.VALIDATION_FAILED,
+  [HttpStatus.UNAUTHORIZED]: ErrorCode.UNAUTHENTICATED,
+  [HttpStatus.FORBIDDEN]: ErrorCode.INSUFFICIENT_SCOPE,
+  [HttpStatus.NOT_FOUND]: ErrorCode.NOT_FOUND,
+  [HttpStatus.PAYLOAD_TOO_LARGE]: ErrorCode.PAYLOAD_TOO_LARGE,
+  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  [HttpStatus.TOO_MANY_REQUESTS]: ErrorCode.RATE_LIMITED,
+  [HttpStatus.SERVICE_UNAVAILABLE]: ErrorCode.SERVICE_UNAVAILABLE,
+};
+
+const DETAIL_BY_CODE: Partial<Record<ErrorCode, string>> = {
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 'The request body is larger than the configured limit.',
+  [ErrorCode.NOT_FOUND]: 'No such resource.',
+  [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred. Quote the X-Request-Id when reporting it.',
+};
+
+/** Maps every failure, known or not, to the spec's error body; nothing internal reaches the client. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const request = http.getRequest<Request>();
+    const appError = this.toAppError(exception);
+
+    if (appError.status >= 500 && appError.code === ErrorCode.INTERNAL_ERROR) {
+      this.logger.error(
+        `${request.method} ${request.path} failed (request ${String(response.getHeader('X-Request-Id') ?? '-')})`,
+        exception instanceof Error ? exception.stack : String(exception),
+      );
+    }
+    if (response.headersSent) return;
+
+    const body: ErrorBodyDto = {
+      code: appError.code,
+      error: errorTypeForStatus(appError.status),
+      detail: appError.detail,
+    };
+    if (appError.details) body.details = appError.details;
+    for (const [name, value] of Object.entries(appError.headers)) response.setHeader(name, value);
+    response.status(appError.status).json(body);
+  }
+
+  private toAppError(exception: unknown): AppError {
+    if (exception instanceof AppError) return exception;
+
+    if (exception instanceof HttpException) {
+      const code = CODE_BY_HTTP_STATUS[exception.getStatus()];
+      if (code) return new AppError(code, DETAIL_BY_CODE[code] ?? this.httpExceptionDetail(exception));
+    }
+    return new AppError(ErrorCode.INTERNAL_ERROR, DETAIL_BY_CODE[ErrorCode.INTERNAL_ERROR]!);
+  }
+
+  private httpExceptionDetail(exception: HttpException): string {
+    const response = exception.getResponse();
+    if (typeof response === 'string') return response;
+    const message = (response as { message?: unknown }).message;
+    return typeof message === 'string' ? message : exception.message;
+  }
+}

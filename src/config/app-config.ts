@@ -1,0 +1,115 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+
+const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value);
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/**
+ * Every setting of the service, read from the environment and validated at start:
+ * a wrong value stops the process with a message naming the variable.
+ */
+export class AppConfig {
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  /** PostgreSQL connection string; when unset the embedded database (PGlite) is used. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  /** Where the embedded database keeps its files; `memory://` keeps it in memory only. */
+  @IsString()
+  @MinLength(1)
+  DATA_DIR = '.data/pglite';
+
+  /** Where uploaded files are stored (local-disk storage). */
+  @IsString()
+  @MinLength(1)
+  UPLOAD_DIR = '.data/uploads';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DATABASE_POOL_SIZE = 10;
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevelName = 'log';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  PACKAGE_UPLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  ICON_UPLOAD_LIMIT_BYTES = 1024 * 1024;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  METERING_CACHE_TTL_MS = 5000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  METERING_MAX_STALENESS_SECONDS = 15 * 60;
+
+  /** Requests per minute per API key; 0 turns rate limiting off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_MINUTE = 600;
+
+  /** Longest a database transaction may run before it is rolled back. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  TRANSACTION_TIMEOUT_MS = 15000;
+
+  /** Base URL clients reach the service at; used for addresses the service hands out (icon_url). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s]+[^/\s]$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL without a trailing slash' })
+  PUBLIC_BASE_URL?: string;
+
+  get usesEmbeddedDatabase(): boolean {
+    return this.DATABASE_URL === undefined;
+  }
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the settings; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
+  const known = Object.keys(new AppConfig());
+  const values: Record<string, unknown> = {};
+  for (const name of [...known, 'DATABASE_URL', 'PUBLIC_BASE_URL']) {
+    if (env[name] !== undefined) values[name] = env[name];
+  }
+  const config = plainToInstance(AppConfig, { ...values, ...overrides });
+  const errors = validateSync(config, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return config;
+}

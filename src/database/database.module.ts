@@ -1,0 +1,54 @@
+import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { Database, openDatabase } from './database';
+import { PrismaService } from './prisma.service';
+
+export const DATABASE = Symbol('DATABASE');
+const OWNS_DATABASE = Symbol('OWNS_DATABASE');
+
+class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(DATABASE) private readonly database: Database,
+    @Inject(OWNS_DATABASE) private readonly ownsDatabase: boolean,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.ownsDatabase) await this.database.close();
+  }
+}
+
+@Global()
+@Module({})
+export class DatabaseModule {
+  /**
+   * With `database` given (tests running two app instances on one database) the caller owns it;
+   * otherwise the module opens the configured database, migrates the embedded one, and closes it.
+   */
+  static forRoot(database?: Database): DynamicModule {
+    return {
+      module: DatabaseModule,
+      providers: [
+        {
+          provide: DATABASE,
+          inject: [AppConfig],
+          useFactory: async (config: AppConfig) => database ?? openAndPrepare(config),
+        },
+        { provide: OWNS_DATABASE, useValue: database === undefined },
+        { provide: PrismaService, inject: [DATABASE], useFactory: (db: Database) => db.prisma },
+        DatabaseLifecycle,
+      ],
+      exports: [DATABASE, PrismaService],
+    };
+  }
+}
+
+async function openAndPrepare(config: AppConfig): Promise<Database> {
+  const database = await openDatabase(config);
+  if (database.kind === 'embedded') {
+    // The embedded database belongs to this process alone, so it is brought up to date here;
+    // a shared PostgreSQL is migrated as a release step (`npm run db:migrate`).
+    const applied = await database.migrate();
+    if (applied.length > 0) new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
+  }
+  return database;
+}

@@ -1,0 +1,29 @@
+import type { AddressInfo } from 'node:net';
+import { Logger } from '@nestjs/common';
+import { createApp } from './app.factory';
+import { describeDemoSeed, seedDemoIfEmpty } from './bootstrap/demo-seed';
+import { ConfigError, loadConfig } from './config/app-config';
+import { loadDotEnv } from './config/dot-env';
+import { PrismaService } from './database/prisma.service';
+
+async function main(): Promise<void> {
+  loadDotEnv();
+  const config = loadConfig();
+  const app = await createApp({ config });
+  await app.listen(config.PORT);
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const baseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
+  const logger = new Logger('Main');
+  logger.log(`Listening on port ${port} (${config.usesEmbeddedDatabase ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL'})`);
+  logger.log(`Swagger UI: ${baseUrl}/docs   OpenAPI: ${baseUrl}/docs-json`);
+  if (config.usesEmbeddedDatabase) {
+    const seed = await seedDemoIfEmpty(app.get(PrismaService));
+    // Printed straight to the console, never through the logger: the key must not reach log storage.
+    if (seed) process.stdout.write(`${describeDemoSeed(seed, baseUrl)}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import type { ExpertSuite, MarketItem } from '../../generated/prisma/client';
+import type { ConnectorRefDto, ExpertSuiteDto } from './dto/expert-suite.dto';
+
+export type ExpertSuiteWithMarketItem = ExpertSuite & { marketItem: MarketItem | null };
+
+/** The wire form: snake_case, int64 as JSON numbers, UTC ISO date-times. */
+export function toExpertSuiteDto(suite: ExpertSuiteWithMarketItem): ExpertSuiteDto {
+  return {
+    id: suite.id,
+    name: suite.name,
+    display_name: suite.displayName,
+    display_name_cn: suite.displayNameCn,
+    description: suite.description,
+    description_cn: suite.descriptionCn,
+    version: suite.version,
+    status: suite.status,
+    origin: suite.origin,
+    source_type: suite.sourceType,
+    clients: (suite.clients as string[] | null) ?? null,
+    command_count: Number(suite.commandCount),
+    commands: (suite.commands as object[] | null) ?? null,
+    skill_count: Number(suite.skillCount),
+    skills: (suite.skills as object[] | null) ?? null,
+    connector_count: Number(suite.connectorCount),
+    connectors: (suite.connectors as object[] | null) ?? null,
+    connector_refs: (suite.connectorRefs as ConnectorRefDto[] | null) ?? null,
+    has_package: suite.hasPackage,
+    icon_url: suite.iconUrl,
+    readme_content: suite.readmeContent,
+    readme_content_cn: suite.readmeContentCn,
+    revision: Number(suite.revision),
+    created_at: suite.createdAt.toISOString(),
+    updated_at: suite.updatedAt.toISOString(),
+    category_id: suite.marketItem?.categoryId ?? null,
+    market_item_revision: Number(suite.marketItem?.revision ?? 0),
+  };
+}

@@ -1,0 +1,29 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Public } from '../../common/auth/auth.decorators';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import { PrismaService } from '../../database/prisma.service';
+
+/** Liveness and readiness for orchestrators; no API key needed. */
+@ApiExcludeController()
+@Public()
+@Controller()
+export class HealthController {
+  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+
+  @Get('healthz')
+  live(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Get('readyz')
+  async ready(): Promise<{ status: string }> {
+    try {
+      await this.prisma.$queryRaw`SELECT 1`;
+    } catch {
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The database is not reachable.');
+    }
+    return { status: 'ready' };
+  }
+}

@@ -1,0 +1,196 @@
+import { AdminService } from '../src/admin/admin.service';
+import { Scope } from '../src/common/auth/scopes';
+import type { Database } from '../src/database/database';
+import { expectErrorBody } from './support/error-body';
+import { ProbeModule } from './support/probe.module';
+import { createApiKey, createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+
+describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
+  let database: Database;
+  let testApp: TestApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    testApp = await startTestApp(database, { JSON_BODY_LIMIT_BYTES: 2048 }, [ProbeModule]);
+    tenant = await createTenant(database);
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await database.close();
+  });
+
+  describe('authentication (401)', () => {
+    it('returns 401 with WWW-Authenticate when the Authorization header is missing', async () => {
+      const response = await testApp.http().get('/probe/quota-read');
+      expectErrorBody(response, 401, 'UNAUTHENTICATED', 'unauthorized');
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+    });
+
+    it.each([['Basic dXNlcjpwYXNz'], ['Bearer'], ['wsk_abc'], ['Bearer a b']])('returns 401 for a malformed header %p', async (header) => {
+      const response = await testApp.http().get('/probe/quota-read').set('Authorization', header);
+      expectErrorBody(response, 401, 'UNAUTHENTICATED', 'unauthorized');
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+    });
+
+    it('returns 401 for a well-formed key that does not exist', async () => {
+      const response = await testApp.http().get('/probe/quota-read').set('Authorization', `Bearer wsk_${'A'.repeat(40)}`);
+      expectErrorBody(response, 401, 'UNAUTHENTICATED', 'unauthorized');
+      expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    });
+
+    it('returns 401 at once for a revoked key that worked a moment before', async () => {
+      const key = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
+      await testApp.http().get('/probe/quota-read').set('Authorization', key.bearer).expect(200);
+      await new AdminService(database.prisma).revokeApiKey(key.apiKeyId);
+      const response = await testApp.http().get('/probe/quota-read').set('Authorization', key.bearer);
+      expectErrorBody(response, 401, 'UNAUTHENTICATED', 'unauthorized');
+    });
+
+    it('accepts a valid key and exposes its organization to the handler', async () => {
+      const response = await testApp.http().get('/probe/quota-read').set('Authorization', tenant.bearer).expect(200);
+      expect(response.body).toEqual({ organization_id: tenant.organizationId });
+    });
+
+    it('stores only the hash of a key', async () => {
+      const stored = await database.prisma.apiKey.findUniqueOrThrow({ where: { id: tenant.apiKeyId } });
+      expect(JSON.stringify(stored)).not.toContain(tenant.apiKey);
+      expect(stored.keyHash).toMatch(/^[0-9a-f]{64}$/);
+    });
+  });
+
+  describe('scopes (403)', () => {
+    it('returns 403 naming the scope when the key lacks it', async () => {
+      const key = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
+      const response = await testApp.http().post('/probe/directory-manage').set('Authorization', key.bearer).send({ text: 'hi' });
+      expectErrorBody(response, 403, 'INSUFFICIENT_SCOPE', 'forbidden');
+      expect(response.body.detail).toContain(Scope.DirectoryManage);
+    });
+
+    it('does not let a read scope grant manage, nor manage grant read', async () => {
+      const readOnly = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
+      const manageOnly = await createApiKey(database, tenant.organizationId, [Scope.DirectoryManage, Scope.ExpertSuitesManage]);
+      await testApp.http().post('/probe/directory-manage').set('Authorization', readOnly.bearer).send({ text: 'x' }).expect(403);
+      await testApp.http().get('/probe/quota-read').set('Authorization', manageOnly.bearer).expect(403);
+      await testApp.http().post('/probe/directory-manage').set('Authorization', manageOnly.bearer).send({ text: 'x' }).expect(201);
+    });
+
+    it('denies a route that declares no scope, even to a key holding every scope (fail closed)', async () => {
+      const response = await testApp.http().get('/probe/undeclared').set('Authorization', tenant.bearer);
+      expectErrorBody(response, 403, 'INSUFFICIENT_SCOPE', 'forbidden');
+    });
+  });
+
+  describe('error body', () => {
+    it('answers an unknown route with 404 NOT_FOUND', async () => {
+      const response = await testApp.http().get('/api/openapi/v1/nothing-here').set('Authorization', tenant.bearer);
+      expectErrorBody(response, 404, 'NOT_FOUND', 'not_found');
+    });
+
+    it('answers malformed JSON with 400 INVALID_JSON', async () => {
+      const response = await testApp
+        .http()
+        .post('/probe/directory-manage')
+        .set('Authorization', tenant.bearer)
+        .set('Content-Type', 'application/json')
+        .send('{"text": ');
+      expectErrorBody(response, 400, 'INVALID_JSON', 'bad_request');
+    });
+
+    it('answers a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
+      const response = await testApp
+        .http()
+        .post('/probe/directory-manage')
+        .set('Authorization', tenant.bearer)
+        .send({ text: 'x'.repeat(4096) });
+      expectErrorBody(response, 413, 'PAYLOAD_TOO_LARGE', 'payload_too_large');
+    });
+
+    it('answers a non-JSON body with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+      const response = await testApp
+        .http()
+        .post('/probe/directory-manage')
+        .set('Authorization', tenant.bearer)
+        .set('Content-Type', 'text/plain')
+        .send('text=hi');
+      expectErrorBody(response, 415, 'UNSUPPORTED_MEDIA_TYPE', 'unsupported_media_type');
+    });
+
+    it('answers a validation failure with 400 naming the field, reason and suggestion', async () => {
+      const response = await testApp.http().post('/probe/directory-manage').set('Authorization', tenant.bearer).send({ text: '😀😀😀😀😀😀' });
+      expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
+      expect(response.body.details).toEqual({ field: 'text', reason: 'too_long', suggestion: '😀😀😀😀😀' });
+    });
+
+    it('rejects unknown fields and missing required ones with stable reasons', async () => {
+      const unknown = await testApp.http().post('/probe/directory-manage').set('Authorization', tenant.bearer).send({ text: 'a', extra: 1 });
+      expect(unknown.body.details).toEqual({ field: 'extra', reason: 'unknown_field' });
+      const missing = await testApp.http().post('/probe/directory-manage').set('Authorization', tenant.bearer).send({});
+      expect(missing.body.details).toEqual({ field: 'text', reason: 'required' });
+      const wrongType = await testApp.http().post('/probe/directory-manage').set('Authorization', tenant.bearer).send({ text: 5 });
+      expect(wrongType.body.details).toEqual({ field: 'text', reason: 'invalid_type' });
+    });
+
+    it('answers an unexpected error with 500 INTERNAL_ERROR and leaks nothing', async () => {
+      const response = await testApp.http().get('/probe/boom');
+      expectErrorBody(response, 500, 'INTERNAL_ERROR', 'internal_error');
+      expect(response.text).not.toMatch(/secret_user|10\.1\.2\.3|password|at \w+ \(/);
+    });
+  });
+
+  describe('X-Request-Id', () => {
+    it('echoes the caller’s id on success and on failure', async () => {
+      const ok = await testApp.http().get('/healthz').set('X-Request-Id', 'trace-123');
+      expect(ok.headers['x-request-id']).toBe('trace-123');
+      const failed = await testApp.http().get('/probe/quota-read').set('X-Request-Id', 'trace-456');
+      expect(failed.status).toBe(401);
+      expect(failed.headers['x-request-id']).toBe('trace-456');
+    });
+
+    it('generates a uuid when the caller sends none or an unusable one', async () => {
+      const none = await testApp.http().get('/healthz');
+      expect(none.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const unusable = await testApp.http().get('/healthz').set('X-Request-Id', 'has spaces in it');
+      expect(unusable.headers['x-request-id']).not.toBe('has spaces in it');
+      expect(unusable.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  describe('health', () => {
+    it('serves /healthz and /readyz without a key', async () => {
+      await testApp.http().get('/healthz').expect(200, { status: 'ok' });
+      await testApp.http().get('/readyz').expect(200, { status: 'ready' });
+    });
+  });
+
+  describe('OpenAPI', () => {
+    it('serves Swagger UI at /docs and the document at /docs-json with the bearer scheme and scopes', async () => {
+      const ui = await testApp.http().get('/docs').redirects(1);
+      expect(ui.status).toBe(200);
+      expect(ui.text).toContain('swagger-ui');
+      const document = (await testApp.http().get('/docs-json').expect(200)).body;
+      expect(document.components.securitySchemes['api-key']).toMatchObject({ type: 'http', scheme: 'bearer' });
+      const operation = document.paths['/probe/quota-read'].get;
+      expect(operation.security).toEqual([{ 'api-key': [] }]);
+      expect(operation['x-required-scope']).toBe(Scope.QuotaRead);
+      expect(operation.description).toContain(`\`${Scope.QuotaRead}\``);
+      expect(document.paths['/healthz']).toBeUndefined();
+    });
+  });
+});
+
+describe('readiness without a database', () => {
+  it('answers /readyz with 503 SERVICE_UNAVAILABLE once the database is gone', async () => {
+    const database = await openTestDatabase();
+    const testApp = await startTestApp(database);
+    try {
+      await testApp.http().get('/readyz').expect(200);
+      await database.close();
+      const response = await testApp.http().get('/readyz');
+      expectErrorBody(response, 503, 'SERVICE_UNAVAILABLE', 'service_unavailable');
+    } finally {
+      await testApp.close();
+    }
+  });
+});

@@ -1,0 +1,10 @@
+import type { Response } from 'supertest';
+
+/** Asserts the spec's error body with the contract's status, code and error type. */
+export function expectErrorBody(response: Response, status: number, code: string, error: string): void {
+  expect({ status: response.status, code: response.body.code, error: response.body.error }).toEqual({ status, code, error });
+  expect(typeof response.body.detail).toBe('string');
+  expect(response.body.detail.length).toBeGreaterThan(0);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  expect(response.headers['x-request-id']).toBeTruthy();
+}

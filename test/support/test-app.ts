@@ -1,0 +1,78 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { AdminService } from '../../src/admin/admin.service';
+import { createApp } from '../../src/app.factory';
+import type { AppModuleOptions } from '../../src/app.module';
+import { ALL_SCOPES } from '../../src/common/auth/scopes';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { Database, openDatabase } from '../../src/database/database';
+
+/** PostgreSQL when TEST_DATABASE_URL is set (CI runs both), otherwise an in-memory PGlite. */
+export function testDatabaseUrl(): string | undefined {
+  return process.env.TEST_DATABASE_URL || undefined;
+}
+
+export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+  return loadConfig(
+    {},
+    {
+      DATABASE_URL: testDatabaseUrl(),
+      DATA_DIR: 'memory://',
+      UPLOAD_DIR: mkdtempSync(join(tmpdir(), 'wsa-uploads-')),
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_PER_MINUTE: 0,
+      ...overrides,
+    },
+  );
+}
+
+/** Opens the test database and applies the migrations (a no-op when already applied). */
+export async function openTestDatabase(config: AppConfig = testConfig()): Promise<Database> {
+  const database = await openDatabase(config);
+  await database.migrate();
+  return database;
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  http: () => ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+/** An app instance over `database`; several instances may share one database. */
+export async function startTestApp(
+  database: Database,
+  overrides: Partial<AppConfig> = {},
+  extraModules: AppModuleOptions['extraModules'] = [],
+): Promise<TestApp> {
+  const app = await createApp({ config: testConfig(overrides), database, extraModules });
+  return {
+    app,
+    http: () => request(app.getHttpServer()),
+    close: () => app.close(),
+  };
+}
+
+export interface TestTenant {
+  organizationId: string;
+  apiKeyId: string;
+  apiKey: string;
+  /** The Authorization header value. */
+  bearer: string;
+}
+
+/** A fresh organization with a key holding `scopes` (all three by default). */
+export async function createTenant(database: Database, scopes: readonly string[] = ALL_SCOPES): Promise<TestTenant> {
+  const admin = new AdminService(database.prisma);
+  const organization = await admin.createOrganization(`Tenant ${Math.random().toString(36).slice(2, 8)}`);
+  const key = await admin.createApiKey(organization.id, [...scopes]);
+  return { organizationId: organization.id, apiKeyId: key.id, apiKey: key.key, bearer: `Bearer ${key.key}` };
+}
+
+export async function createApiKey(database: Database, organizationId: string, scopes: readonly string[]): Promise<TestTenant> {
+  const key = await new AdminService(database.prisma).createApiKey(organizationId, [...scopes]);
+  return { organizationId, apiKeyId: key.id, apiKey: key.key, bearer: `Bearer ${key.key}` };
+}
