@@ -1,0 +1,27 @@
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('uses the documented defaults: port 3000, embedded database, 1 MiB JSON bodies', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ PORT: 3000, DATA_DIR: '.data/pglite', JSON_BODY_LIMIT_BYTES: 1048576, LOG_LEVEL: 'log' });
+    expect(config.usesEmbeddedDatabase).toBe(true);
+  });
+
+  it('reads numbers and the database URL from the environment', () => {
+    const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgresql://u@db:5432/app', RATE_LIMIT_PER_MINUTE: '0' });
+    expect(config).toMatchObject({ PORT: 8080, DATABASE_URL: 'postgresql://u@db:5432/app', RATE_LIMIT_PER_MINUTE: 0 });
+    expect(config.usesEmbeddedDatabase).toBe(false);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['LOG_LEVEL', 'chatty'],
+    ['JSON_BODY_LIMIT_BYTES', '12'],
+    ['PUBLIC_BASE_URL', 'ftp://example.com'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(`${name}=${JSON.stringify(value)}`);
+  });
+});

@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { AdminService } from '../src/admin/admin.service';
+import { parseCommand, runCommand, UsageError } from '../src/cli/cli';
+import { hashApiKeyToken } from '../src/common/auth/api-key-token';
+import { ALL_SCOPES, Scope } from '../src/common/auth/scopes';
+import type { Database } from '../src/database/database';
+import { openTestDatabase } from './support/test-app';
+
+const run = promisify(execFile);
+
+describe('admin CLI commands', () => {
+  let database: Database;
+  let admin: AdminService;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    admin = new AdminService(database.prisma);
+  });
+
+  afterAll(() => database.close());
+
+  /** Runs one command line in-process and returns its exit code and output. */
+  async function cli(...argv: string[]): Promise<{ code: number; json: Record<string, unknown> | undefined; stderr: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCommand(parseCommand(argv), admin, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    expect(out.length).toBeLessThanOrEqual(1);
+    return { code, json: out[0] === undefined ? undefined : JSON.parse(out[0]), stderr: err.join('\n') };
+  }
+
+  it('creates an organization with a subscription anchored at creation', async () => {
+    const { code, json } = await cli('org', 'create', '--name', '  Acme  ');
+    expect(code).toBe(0);
+    expect(json).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme' });
+    const subscription = await database.prisma.subscription.findUniqueOrThrow({ where: { organizationId: json!.id as string } });
+    expect(Date.now() - subscription.anchorAt.getTime()).toBeLessThan(60_000);
+  });
+
+  it('issues a key shown once and stored as its hash, then revokes it', async () => {
+    const org = (await cli('org', 'create', '--name', 'Keys')).json!;
+    const created = await cli('apikey', 'create', '--org', org.id as string, '--scopes', `${Scope.QuotaRead},${Scope.DirectoryManage}`);
+    expect(created.code).toBe(0);
+    expect(created.json).toEqual({ id: expect.any(String), key: expect.stringMatching(/^wsk_[0-9A-Za-z]{40}$/), scopes: [Scope.QuotaRead, Scope.DirectoryManage] });
+    const stored = await database.prisma.apiKey.findUniqueOrThrow({ where: { id: created.json!.id as string } });
+    expect(stored.keyHash).toBe(hashApiKeyToken(created.json!.key as string));
+
+    const revoked = await cli('apikey', 'revoke', '--id', created.json!.id as string);
+    expect(revoked.json).toEqual({ id: created.json!.id, revoked_at: expect.stringMatching(/Z$/) });
+    expect((await database.prisma.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).revokedAt).not.toBeNull();
+  });
+
+  it('refuses unknown scopes and unknown organizations with a message and exit code 1', async () => {
+    const org = (await cli('org', 'create', '--name', 'Strict')).json!;
+    const unknownScope = await cli('apikey', 'create', '--org', org.id as string, '--scopes', 'admin.v1.everything');
+    expect(unknownScope).toEqual({ code: 1, json: undefined, stderr: expect.stringContaining('Unknown scope(s): admin.v1.everything') });
+    const unknownOrg = await cli('category', 'create', '--org', '00000000-0000-4000-8000-000000000000', '--name', 'x');
+    expect(unknownOrg.code).toBe(1);
+    expect(unknownOrg.stderr).toContain('No organization');
+  });
+
+  it('creates a category and an expert suite as the API returns it', async () => {
+    const org = (await cli('org', 'create', '--name', 'Suites')).json!;
+    const category = await cli('category', 'create', '--org', org.id as string, '--name', 'Finance');
+    expect(category.json).toEqual({ id: expect.any(String), name: 'Finance' });
+    const suite = await cli('expert-suite', 'create', '--org', org.id as string, '--name', 'tax-helper');
+    expect(suite.json).toMatchObject({
+      name: 'tax-helper',
+      status: 'draft',
+      origin: 'enterprise',
+      source_type: 'official',
+      revision: 1,
+      market_item_revision: 1,
+      has_package: false,
+      command_count: 0,
+      category_id: null,
+    });
+  });
+
+  it('moves the subscription anchor and refuses a date-time without a zone', async () => {
+    const org = (await cli('org', 'create', '--name', 'Billing')).json!;
+    const moved = await cli('subscription', 'set', '--org', org.id as string, '--anchor', '2026-01-31T09:30:00Z');
+    expect(moved.json).toEqual({ organization_id: org.id, anchor_at: '2026-01-31T09:30:00.000Z' });
+    const local = await cli('subscription', 'set', '--org', org.id as string, '--anchor', '2026-01-31 09:30');
+    expect(local.code).toBe(1);
+    expect(local.stderr).toContain('--anchor');
+  });
+
+  it('rejects unknown commands, unknown options and missing options before touching the database', () => {
+    expect(() => parseCommand(['org', 'delete'])).toThrow(UsageError);
+    expect(() => parseCommand(['org', 'create', '--nam', 'x'])).toThrow(/Unknown option/);
+    expect(() => parseCommand(['apikey', 'create', '--org', 'x'])).toThrow(/Missing --scopes/);
+  });
+});
+
+describe('admin CLI as a process (built dist, embedded database on disk)', () => {
+  const cliPath = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
+  const env = { ...process.env, DATABASE_URL: '', DATA_DIR: join(mkdtempSync(join(tmpdir(), 'wsa-cli-')), 'db') };
+
+  it('prints one JSON object per command and keeps state between runs', async () => {
+    const org = JSON.parse((await run('node', [cliPath, 'org', 'create', '--name', 'Proc'], { env })).stdout);
+    const key = JSON.parse((await run('node', [cliPath, 'apikey', 'create', '--org', org.id, '--scopes', ALL_SCOPES.join(',')], { env })).stdout);
+    expect(key.scopes).toEqual([...ALL_SCOPES]);
+  });
+
+  it('exits non-zero with usage on stderr for bad arguments', async () => {
+    await expect(run('node', [cliPath, 'org', 'create'], { env })).rejects.toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringContaining('Missing --name'),
+    });
+  });
+});

@@ -1,0 +1,96 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { hashApiKeyToken } from '../src/common/auth/api-key-token';
+import { ALL_SCOPES } from '../src/common/auth/scopes';
+import { openDatabase } from '../src/database/database';
+
+const distMain = join(__dirname, '..', 'dist', 'src', 'main.js');
+const distCli = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
+
+interface RunningService {
+  process: ChildProcess;
+  output: () => string;
+  baseUrl: string;
+}
+
+/** Starts the built service on a free port and waits until it says where Swagger UI is. */
+async function startService(env: NodeJS.ProcessEnv): Promise<RunningService> {
+  const child = spawn('node', [distMain], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 45_000);
+    child.on('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
+    const check = setInterval(() => {
+      const match = /Swagger UI: (http:\/\/localhost:\d+)\/docs/.exec(output);
+      if (match && (!/First start/.test(output) ? /Swagger UI/.test(output) : /Try it in Swagger UI/.test(output))) {
+        clearInterval(check);
+        clearTimeout(timer);
+        // Give the demo seed (which runs after listen) a moment to print when it will.
+        setTimeout(() => resolve(match[1]), 1500);
+      }
+    }, 100);
+  });
+  return { process: child, output: () => output, baseUrl };
+}
+
+/** SIGTERM, as an orchestrator sends it; Nest closes the app and then re-raises the signal. */
+async function stop(service: RunningService): Promise<NodeJS.Signals | number | null> {
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => service.process.once('exit', (code, signal) => resolve(signal ?? code)));
+  service.process.kill('SIGTERM');
+  return exited;
+}
+
+describe('start-up on an empty embedded database', () => {
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'wsa-start-')), 'db');
+  const env = { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'log' };
+
+  it('migrates, prints a demo key with every scope once, and serves Swagger UI', async () => {
+    const first = await startService(env);
+    let demoKey: string;
+    try {
+      expect(first.output()).toContain('Applied migrations: 20261123120000_init');
+      demoKey = /\n\s+(wsk_[0-9A-Za-z]{40})\n/.exec(first.output())![1];
+      const docs = await fetch(`${first.baseUrl}/docs-json`);
+      expect(docs.status).toBe(200);
+      expect((await fetch(`${first.baseUrl}/readyz`)).status).toBe(200);
+
+      // The data directory belongs to the running service: the CLI refuses it with a clear message.
+      await expect(promisify(execFile)('node', [distCli, 'org', 'create', '--name', 'x'], { env })).rejects.toMatchObject({
+        stderr: expect.stringContaining('in use by process'),
+      });
+    } finally {
+      expect(await stop(first)).toBe('SIGTERM');
+    }
+    // A clean shutdown closed the database and released its lock.
+    expect(existsSync(`${dataDir}.lock`)).toBe(false);
+
+    const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1, TRANSACTION_TIMEOUT_MS: 5000 });
+    try {
+      const key = await database.prisma.apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKeyToken(demoKey) } });
+      expect([...key.scopes].sort()).toEqual([...ALL_SCOPES].sort());
+      expect(await database.prisma.expertSuite.count({ where: { organizationId: key.organizationId } })).toBe(1);
+    } finally {
+      await database.close();
+    }
+
+    const second = await startService(env);
+    try {
+      expect(second.output()).not.toContain('wsk_');
+      expect(second.output()).not.toContain('Applied migrations');
+    } finally {
+      expect(await stop(second)).toBe('SIGTERM');
+    }
+  });
+
+  it('refuses to start with an invalid setting and names the variable', async () => {
+    await expect(promisify(execFile)('node', [distMain], { env: { ...env, PORT: 'eighty' } })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('PORT="eighty"'),
+    });
+  });
+});
