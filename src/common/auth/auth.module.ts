@@ -1,14 +1,29 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { AppConfig } from '../../config/app-config';
 import { ApiKeyAuthGuard } from './api-key-auth.guard';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
+import { ApiKeyThrottlerGuard } from './api-key-throttler.guard';
 import { ScopeGuard } from './scope.guard';
 
-/** Global guards run in the order listed: authenticate first, then check the scope. */
+const ONE_MINUTE_MS = 60_000;
+
+/** Global guards run in the order listed: authenticate, rate-limit by key, then check the scope. */
 @Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        throttlers: [{ name: 'default', ttl: ONE_MINUTE_MS, limit: config.RATE_LIMIT_PER_MINUTE }],
+        skipIf: () => config.RATE_LIMIT_PER_MINUTE === 0,
+      }),
+    }),
+  ],
   providers: [
     ApiKeyAuthenticator,
     { provide: APP_GUARD, useClass: ApiKeyAuthGuard },
+    { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
     { provide: APP_GUARD, useClass: ScopeGuard },
   ],
 })

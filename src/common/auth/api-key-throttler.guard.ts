@@ -1,0 +1,31 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-code';
+import type { AuthenticatedRequest } from './principal';
+
+/**
+ * Rate limit per API key across all operations (CONTRACT.md section 6). Runs after
+ * authentication, so the principal is known; public routes are counted per client address.
+ */
+@Injectable()
+export class ApiKeyThrottlerGuard extends ThrottlerGuard {
+  protected override async getTracker(request: Record<string, unknown>): Promise<string> {
+    const { principal, ip } = request as unknown as AuthenticatedRequest;
+    return principal ? `key:${principal.apiKeyId}` : `ip:${String(ip)}`;
+  }
+
+  // One budget per key, not one per route as the default key would give.
+  protected override generateKey(_context: ExecutionContext, tracker: string, throttlerName: string): string {
+    return `${throttlerName}:${tracker}`;
+  }
+
+  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    throw new AppError(
+      ErrorCode.RATE_LIMITED,
+      `Rate limit of ${detail.limit} requests per ${Math.round(detail.ttl / 1000)} s exceeded for this API key.`,
+      undefined,
+      { 'Retry-After': String(detail.timeToBlockExpire) },
+    );
+  }
+}
