@@ -1,0 +1,30 @@
+# Same Node major as development and CI (Node 20).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY prisma ./prisma
+# postinstall runs `prisma generate`, which needs only the schema.
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY src ./src
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    PORT=3000 \
+    DATA_DIR=/var/lib/workspace-admin/pglite \
+    UPLOAD_DIR=/var/lib/workspace-admin/uploads
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/prisma ./prisma
+RUN mkdir -p /var/lib/workspace-admin && chown node:node /var/lib/workspace-admin
+USER node
+VOLUME ["/var/lib/workspace-admin"]
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
+  CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Run node directly (not npm) so that SIGTERM reaches the service and it shuts down cleanly.
+CMD ["node", "dist/src/main.js"]
