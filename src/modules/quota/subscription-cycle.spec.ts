@@ -47,7 +47,7 @@ describe('nextResetAfter', () => {
   it('always answers a reset strictly after now, at most 31 days later, at the anchor time of day', () => {
     const anchors = ['2024-01-31T23:30:00.000Z', '2024-02-29T00:00:00.000Z', '2023-05-30T12:15:00.000Z', '2023-07-01T00:00:00.000Z'].map(at);
     for (const anchor of anchors) {
-      // Every 7 hours over two years, so every time of day and every month end are crossed.
+      // Every 11 hours over two years: every month end is crossed at many times of day.
       for (let now = anchor.getTime(); now < anchor.getTime() + 2 * 366 * 86_400_000; now += 11 * 3_600_000) {
         const next = nextResetAfter(anchor, new Date(now));
         expect(next.getTime()).toBeGreaterThan(now);
