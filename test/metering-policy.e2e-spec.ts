@@ -136,6 +136,14 @@ describe('GET /api/openapi/v1/metering-policy', () => {
     expect(response.body.detail).toContain(Scope.QuotaRead);
   });
 
+  it('refuses a revoked key at once although the route remembers keys for outages', async () => {
+    const tenant = await createTenant(database, [Scope.QuotaRead]);
+    const key = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
+    await read(testApp, key).expect(200);
+    await admin.revokeApiKey(key.apiKeyId);
+    expectErrorBody(await read(testApp, key), 401, 'UNAUTHENTICATED', 'unauthorized');
+  });
+
   it('returns 401 without an API key', async () => {
     expectErrorBody(await testApp.http().get(PATH), 401, 'UNAUTHENTICATED', 'unauthorized');
   });
