@@ -4,6 +4,7 @@ import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
 import { ClsModule } from 'nestjs-cls';
 import { AuthModule } from './common/auth/auth.module';
+import { ClockModule } from './common/clock';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
 import { validationExceptionFactory } from './common/validation/validation-exception.factory';
@@ -32,6 +33,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        ClockModule,
         DatabaseModule.forRoot(database),
         ClsModule.forRoot({
           global: true,

@@ -63,15 +63,32 @@ export class AppConfig {
   @Min(1)
   IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
+  /** How long a metering policy read from the database is answered from memory as fresh. */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   METERING_CACHE_TTL_MS = 5000;
 
+  /** How old a cached metering policy may be and still be answered as stale while the database is unreachable. */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   METERING_MAX_STALENESS_SECONDS = 15 * 60;
+
+  /** Most organizations whose metering policy is kept in memory; the least recently read go first. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  METERING_CACHE_MAX_ENTRIES = 10_000;
+
+  /**
+   * While the database is unreachable, a key last verified less than this long ago is still
+   * accepted by routes that can answer from cached data (the metering policy); 0 turns this off.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  API_KEY_OUTAGE_GRACE_SECONDS = 15 * 60;
 
   /** Requests per minute per API key; 0 turns rate limiting off. */
   @Transform(toInt)

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
-import { IS_PUBLIC } from './auth.decorators';
+import { IS_PUBLIC, SERVES_DURING_DATABASE_OUTAGE } from './auth.decorators';
 import type { AuthenticatedRequest } from './principal';
 
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -25,7 +25,9 @@ export class ApiKeyAuthGuard implements CanActivate {
     const token = BEARER.exec(header)?.[1];
     if (!token) throw unauthenticated('The Authorization header must have the form "Bearer <API key>".', 'Bearer error="invalid_request"');
 
-    const principal = await this.authenticator.authenticate(token);
+    const servesDuringOutage =
+      this.reflector.getAllAndOverride<boolean>(SERVES_DURING_DATABASE_OUTAGE, [context.getHandler(), context.getClass()]) === true;
+    const principal = await this.authenticator.authenticate(token, { rememberForOutage: servesDuringOutage });
     if (!principal) throw unauthenticated('The API key is not valid or has been revoked.', 'Bearer error="invalid_token"');
     request.principal = principal;
     return true;

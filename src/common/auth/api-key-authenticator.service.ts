@@ -1,24 +1,77 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { timingSafeEqual } from 'node:crypto';
+import { AppConfig } from '../../config/app-config';
+import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { PrismaService } from '../../database/prisma.service';
+import { Clock } from '../clock';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-code';
 import { hashApiKeyToken, isWellFormedApiKeyToken } from './api-key-token';
 import type { Principal } from './principal';
 
+// A few hundred bytes each: bounds memory however many keys call outage-tolerant routes.
+const MAX_REMEMBERED_KEYS = 10_000;
+
+interface RememberedKey {
+  principal: Principal;
+  verifiedAtMs: number;
+}
+
+export interface AuthenticateOptions {
+  /**
+   * The route can answer from cached data during a database outage: remember the key once it
+   * is verified, and accept a remembered key while the database cannot be reached.
+   */
+  rememberForOutage?: boolean;
+}
+
 @Injectable()
 export class ApiKeyAuthenticator {
-  constructor(private readonly prisma: PrismaService) {}
+  // Keyed by the key's hash, never the key itself.
+  private readonly rememberedKeys = new LRUCache<string, RememberedKey>({ max: MAX_REMEMBERED_KEYS });
 
-  /** The principal of a live key, or undefined for a malformed, unknown or revoked one. */
-  async authenticate(token: string): Promise<Principal | undefined> {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * The principal of a live key, or undefined for a malformed, unknown or revoked one. The
+   * database decides every time it can be reached, so a revoked key is refused at once; when it
+   * cannot, this is a 503 unless `rememberForOutage` allows a recently verified key.
+   */
+  async authenticate(token: string, options: AuthenticateOptions = {}): Promise<Principal | undefined> {
     if (!isWellFormedApiKeyToken(token)) return undefined;
     const hash = hashApiKeyToken(token);
-    const key = await this.prisma.apiKey.findUnique({
-      where: { keyHash: hash },
-      select: { id: true, organizationId: true, scopes: true, revokedAt: true, keyHash: true },
-    });
-    if (!key || key.revokedAt !== null) return undefined;
+    let key;
+    try {
+      key = await this.prisma.apiKey.findUnique({
+        where: { keyHash: hash },
+        select: { id: true, organizationId: true, scopes: true, revokedAt: true, keyHash: true },
+      });
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      const remembered = options.rememberForOutage ? this.recall(hash) : undefined;
+      if (remembered) return remembered;
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The database is unreachable, so the API key cannot be checked. Retry later.');
+    }
+    if (!key || key.revokedAt !== null) {
+      this.rememberedKeys.delete(hash);
+      return undefined;
+    }
     // The index look-up already matched; the constant-time compare keeps the final check free of timing signal.
     if (!timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
-    return { apiKeyId: key.id, organizationId: key.organizationId, scopes: key.scopes };
+    const principal: Principal = { apiKeyId: key.id, organizationId: key.organizationId, scopes: key.scopes };
+    if (options.rememberForOutage) this.rememberedKeys.set(hash, { principal, verifiedAtMs: this.clock.now().getTime() });
+    return principal;
+  }
+
+  private recall(hash: string): Principal | undefined {
+    const remembered = this.rememberedKeys.get(hash);
+    if (!remembered) return undefined;
+    const ageMs = this.clock.now().getTime() - remembered.verifiedAtMs;
+    return ageMs < this.config.API_KEY_OUTAGE_GRACE_SECONDS * 1000 ? remembered.principal : undefined;
   }
 }

@@ -5,6 +5,7 @@ import type { ScopeName } from './scopes';
 
 export const REQUIRED_SCOPE = 'auth:required-scope';
 export const IS_PUBLIC = 'auth:public';
+export const SERVES_DURING_DATABASE_OUTAGE = 'auth:serves-during-database-outage';
 export const REQUIRED_SCOPE_EXTENSION = 'x-required-scope';
 export const BEARER_SCHEME = 'api-key';
 
@@ -24,3 +25,10 @@ export function RequireScope(scope: ScopeName) {
 
 /** Opens a route to callers without an API key (health checks). Everything else is closed by default. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+/**
+ * Marks a read route that can answer from cached data while the database is unreachable. The
+ * keys calling it are remembered after each successful check, so that during an outage they are
+ * still accepted (for API_KEY_OUTAGE_GRACE_SECONDS after their last check) instead of a 503.
+ */
+export const ServesDuringDatabaseOutage = () => SetMetadata(SERVES_DURING_DATABASE_OUTAGE, true);

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { AppError } from './app-error';
 import { ErrorCode, errorTypeForStatus } from './error-code';
 import type { ErrorBodyDto } from './error-body.dto';
@@ -20,6 +21,7 @@ const DETAIL_BY_CODE: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.NOT_FOUND]: 'No such resource.',
   [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred. Quote the X-Request-Id when reporting it.',
 };
+const DATABASE_UNAVAILABLE_DETAIL = 'The database is unreachable. Retry later.';
 
 /** Maps every failure, known or not, to the spec's error body; nothing internal reaches the client. */
 @Catch()
@@ -52,6 +54,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private toAppError(exception: unknown): AppError {
     if (exception instanceof AppError) return exception;
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(`Database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL);
+    }
 
     if (exception instanceof HttpException) {
       const code = CODE_BY_HTTP_STATUS[exception.getStatus()];

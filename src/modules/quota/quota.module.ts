@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { MeteringPolicyController } from './metering-policy.controller';
+import { MeteringPolicyService } from './metering-policy.service';
 
-@Module({})
+@Module({ controllers: [MeteringPolicyController], providers: [MeteringPolicyService] })
 export class QuotaModule {}

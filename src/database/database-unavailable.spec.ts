@@ -1,0 +1,42 @@
+import { Prisma } from '../generated/prisma/client';
+import { isDatabaseUnavailable } from './database-unavailable';
+
+const known = (code: string, meta?: Record<string, unknown>) =>
+  new Prisma.PrismaClientKnownRequestError('failed', { code, clientVersion: 'test', meta });
+const postgresCause = (sqlState: string) => ({ driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'postgres', code: sqlState } } });
+const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+describe('isDatabaseUnavailable', () => {
+  it.each([
+    ['P1001 database not reachable', known('P1001')],
+    ['P1002 timed out reaching the database', known('P1002')],
+    ['P1008 operation timed out', known('P1008')],
+    ['P1017 server closed the connection', known('P1017')],
+    ['P2024 no pooled connection in time', known('P2024')],
+    ['P2037 too many connections', known('P2037')],
+    ['unmapped SQLSTATE 08006 connection failure', known('P2039', postgresCause('08006'))],
+    ['unmapped SQLSTATE 57P01 admin shutdown', known('P2039', postgresCause('57P01'))],
+    ['client initialization failed', new Prisma.PrismaClientInitializationError('cannot connect', 'test')],
+    ['closed PGlite', new Error('PGlite is closed')],
+    ['ended pg pool', new Error('Cannot use a pool after calling end on the pool')],
+    ['connection dropped', new Error('Connection terminated unexpectedly')],
+    ['pool connect timeout', new Error('timeout exceeded when trying to connect')],
+    ['raw ECONNREFUSED', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
+  ])('counts %s as unavailable', (_case, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    ['P2002 unique violation', known('P2002')],
+    ['P2021 table does not exist', known('P2021')],
+    ['P2025 record not found', known('P2025')],
+    ['P2010 raw query failed (syntax)', known('P2010', { driverAdapterError: { cause: { kind: 'postgres', code: '42601' } } })],
+    ['unmapped SQLSTATE 23514 check violation', known('P2039', postgresCause('23514'))],
+    ['a TypeError from a bug', new TypeError("Cannot read properties of undefined (reading 'anchorAt')")],
+    ['an error merely mentioning a closed database', new Error('oops: PGlite is closed, said the log')],
+    ['a thrown string', 'PGlite is closed'],
+    ['undefined', undefined],
+  ])('does not count %s as unavailable', (_case, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});

@@ -1,0 +1,51 @@
+import { Prisma } from '../generated/prisma/client';
+
+/**
+ * Prisma codes that mean the database could not be reached or the connection broke, as opposed
+ * to a query the database rejected: P1001 not reachable, P1002 timed out reaching it, P1008
+ * operation timed out, P1017 server closed the connection, P2024 no pooled connection in time,
+ * P2037 too many connections.
+ */
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+
+/**
+ * SQLSTATEs a driver adapter passes through unmapped: class 08 (connection exception) and the
+ * server shutting down or starting up (57P01-57P03).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[123])/;
+
+/** Socket errors that reach us unwrapped (the pg driver wraps most of them). */
+const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
+
+/**
+ * Plain Errors the drivers throw without a code: a closed PGlite instance, an ended pg pool, a
+ * dropped connection, a pool that could not connect in time.
+ */
+const UNAVAILABLE_MESSAGES = [
+  'PGlite is closed',
+  'Cannot use a pool after calling end on the pool',
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'timeout exceeded when trying to connect',
+];
+
+/**
+ * True when `error` says the database cannot be used right now (reachability, connection loss,
+ * closed client), so a caller may answer 503 or serve stale data. Everything else (constraint
+ * violations, missing tables, bugs) is false and must surface as the error it is.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof Prisma.PrismaClientInitializationError) return true;
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    return UNAVAILABLE_PRISMA_CODES.has(error.code) || UNAVAILABLE_SQLSTATE.test(unmappedSqlState(error) ?? '');
+  }
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_SOCKET_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
+  return UNAVAILABLE_MESSAGES.includes(error.message);
+}
+
+function unmappedSqlState(error: Prisma.PrismaClientKnownRequestError): string | undefined {
+  const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string; code?: unknown } } | undefined)?.cause;
+  return cause?.kind === 'postgres' && typeof cause.code === 'string' ? cause.code : undefined;
+}

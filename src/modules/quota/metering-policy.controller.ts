@@ -1,0 +1,33 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { RequireScope, ServesDuringDatabaseOutage } from '../../common/auth/auth.decorators';
+import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
+import { Scope } from '../../common/auth/scopes';
+import { ErrorBodyDto } from '../../common/errors/error-body.dto';
+import { MeteringPolicyDto } from './dto/metering-policy.dto';
+import { MeteringPolicyService } from './metering-policy.service';
+
+@ApiTags('Quota')
+@Controller('api/openapi/v1/metering-policy')
+export class MeteringPolicyController {
+  constructor(private readonly meteringPolicy: MeteringPolicyService) {}
+
+  @Get()
+  @RequireScope(Scope.QuotaRead)
+  @ServesDuringDatabaseOutage()
+  @ApiOperation({
+    summary: 'Read metering policy',
+    description:
+      "Returns the organization's metering cycle mode and the time of the next usage reset. Answers may come from a " +
+      'cache a few seconds old (`data_status: fresh`). While the database is unreachable a cached policy up to a ' +
+      'configured age is returned with `data_status: stale` and the time it was read in `data_as_of`.',
+  })
+  @ApiOkResponse({ type: MeteringPolicyDto })
+  @ApiServiceUnavailableResponse({
+    type: ErrorBodyDto,
+    description: 'SERVICE_UNAVAILABLE: the database is unreachable and no cached policy young enough exists.',
+  })
+  read(@CurrentPrincipal() principal: Principal): Promise<MeteringPolicyDto> {
+    return this.meteringPolicy.read(principal.organizationId);
+  }
+}
