@@ -1,39 +1,35 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import { ErrorCode, errorTypeForStatus, STATUS_BY_CODE } from './error-code';
 import { ErrorBodyDto } from './error-body.dto';
 
-/** An error an operation can answer with, and when. */
-export type DocumentedError = [code: ErrorCode, when: string];
-
-const DOCUMENTED_ERRORS = 'openapi:documented-errors';
+/** An error an operation can answer with, when, and (if the code is documented twice) its example's name. */
+export type DocumentedError = [code: ErrorCode, when: string, exampleName?: string];
 
 /**
- * Documents error responses with the error body schema, one entry per status listing every
- * code (with an example each); a code documented twice gets both explanations. OpenAPI keeps one response per status, so each use merges with
- * the errors documented by earlier decorators on the same method (e.g. @Idempotent()) rather
- * than replacing them.
+ * Documents error responses with the error body schema: per status, a list of the codes and an
+ * example of each. @nestjs/swagger merges entries of one status (descriptions appended, examples
+ * joined), so several uses on one method (e.g. with @Idempotent()) add up.
  */
-export function ApiErrorResponses(...errors: DocumentedError[]): MethodDecorator {
-  return (target, propertyKey, descriptor) => {
-    const all: DocumentedError[] = [...(Reflect.getMetadata(DOCUMENTED_ERRORS, descriptor.value as object) ?? []), ...errors];
-    Reflect.defineMetadata(DOCUMENTED_ERRORS, all, descriptor.value as object);
-    const byStatus = new Map<number, Map<ErrorCode, string>>();
-    for (const [code, when] of all) {
-      const status = STATUS_BY_CODE[code];
-      const codes = byStatus.get(status) ?? new Map<ErrorCode, string>();
-      codes.set(code, codes.has(code) ? `${codes.get(code)} Also: ${when}` : when);
-      byStatus.set(status, codes);
-    }
-    for (const [status, codes] of byStatus) {
-      const documented = [...codes];
+export function ApiErrorResponses(...errors: DocumentedError[]) {
+  const byStatus = new Map<number, DocumentedError[]>();
+  for (const error of errors) {
+    const status = STATUS_BY_CODE[error[0]];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), error]);
+  }
+  return applyDecorators(
+    ...[...byStatus].map(([status, documented]) =>
       ApiResponse({
         status,
         type: ErrorBodyDto,
         description: documented.map(([code, when]) => `- \`${code}\`: ${when}`).join('\n'),
         examples: Object.fromEntries(
-          documented.map(([code, when]) => [code, { summary: when, value: { code, error: errorTypeForStatus(status), detail: when } }]),
+          documented.map(([code, when, exampleName]) => [
+            exampleName ?? code,
+            { summary: when, value: { code, error: errorTypeForStatus(status), detail: when } },
+          ]),
         ),
-      })(target, propertyKey, descriptor);
-    }
-  };
+      }),
+    ),
+  );
 }

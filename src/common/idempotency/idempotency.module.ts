@@ -1,12 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyPurger } from './idempotency-purger';
 import { IdempotencyStore } from './idempotency.store';
 
 /** Global, so that any module's route becomes idempotent by the @Idempotent() decorator alone. */
 @Global()
 @Module({
-  providers: [IdempotencyStore, IdempotencyInterceptor, IdempotencyPurger],
-  exports: [IdempotencyStore, IdempotencyInterceptor],
+  providers: [IdempotencyStore, IdempotencyPurger],
+  exports: [IdempotencyStore],
 })
 export class IdempotencyModule {}

@@ -31,7 +31,7 @@ export function Idempotent() {
     }),
     ApiErrorResponses(
       [ErrorCode.IDEMPOTENCY_KEY_MISSING, 'The Idempotency-Key header is missing (details.field `Idempotency-Key`, reason `required`).'],
-      [ErrorCode.VALIDATION_FAILED, 'The Idempotency-Key header is malformed (details.field `Idempotency-Key`, reason `invalid_format`).'],
+      [ErrorCode.VALIDATION_FAILED, 'The Idempotency-Key header is malformed (details.field `Idempotency-Key`, reason `invalid_format`).', 'VALIDATION_FAILED (Idempotency-Key)'],
       [ErrorCode.IDEMPOTENCY_REQUEST_IN_PROGRESS, 'A request with the same Idempotency-Key is still being processed; retry after the Retry-After seconds.'],
       [ErrorCode.IDEMPOTENCY_KEY_REUSED, 'The Idempotency-Key was used before with a different request (method, path or body).'],
     ),
