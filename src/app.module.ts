@@ -7,6 +7,7 @@ import { AuthModule } from './common/auth/auth.module';
 import { ClockModule } from './common/clock';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { validationExceptionFactory } from './common/validation/validation-exception.factory';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -49,6 +50,7 @@ export class AppModule {
           ],
         }),
         AuthModule,
+        IdempotencyModule,
         HealthModule,
         DirectoryModule,
         ExpertSuitesModule,

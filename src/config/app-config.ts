@@ -63,6 +63,12 @@ export class AppConfig {
   @Min(1)
   IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
+  /** How often each instance deletes expired idempotency records; 0 turns the purge off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  IDEMPOTENCY_PURGE_INTERVAL_SECONDS = 15 * 60;
+
   /** How long a metering policy read from the database is answered from memory as fresh. */
   @Transform(toInt)
   @IsInt()

@@ -1,0 +1,35 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ErrorCode, errorTypeForStatus, STATUS_BY_CODE } from './error-code';
+import { ErrorBodyDto } from './error-body.dto';
+
+/** An error an operation can answer with, when, and (if the code is documented twice) its example's name. */
+export type DocumentedError = [code: ErrorCode, when: string, exampleName?: string];
+
+/**
+ * Documents error responses with the error body schema: per status, a list of the codes and an
+ * example of each. @nestjs/swagger merges entries of one status (descriptions appended, examples
+ * joined), so several uses on one method (e.g. with @Idempotent()) add up.
+ */
+export function ApiErrorResponses(...errors: DocumentedError[]) {
+  const byStatus = new Map<number, DocumentedError[]>();
+  for (const error of errors) {
+    const status = STATUS_BY_CODE[error[0]];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), error]);
+  }
+  return applyDecorators(
+    ...[...byStatus].map(([status, documented]) =>
+      ApiResponse({
+        status,
+        type: ErrorBodyDto,
+        description: documented.map(([code, when]) => `- \`${code}\`: ${when}`).join('\n'),
+        examples: Object.fromEntries(
+          documented.map(([code, when, exampleName]) => [
+            exampleName ?? code,
+            { summary: when, value: { code, error: errorTypeForStatus(status), detail: when } },
+          ]),
+        ),
+      }),
+    ),
+  );
+}

@@ -1,0 +1,73 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import type { Response } from 'express';
+import { lastValueFrom, type Observable, of } from 'rxjs';
+import { principalOf, type AuthenticatedRequest } from '../auth/principal';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-code';
+import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './idempotency-key';
+import { IdempotencyStore } from './idempotency.store';
+import { requestFingerprint } from './request-fingerprint';
+
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+const RETRY_AFTER_SECONDS = '1';
+
+interface Outcome {
+  statusCode: number;
+  responseBody: string;
+  replayed: boolean;
+}
+
+/**
+ * Makes a write happen at most once per (API key, Idempotency-Key). One transaction holds the
+ * key's advisory lock, the handler's writes and the stored response, so the response is stored
+ * exactly when the write commits, and a failure (which rolls back) leaves nothing behind.
+ * The success body is sent as the very text that is stored, so a replay is byte-identical.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterPrisma>,
+    private readonly store: IdempotencyStore,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<string>> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<AuthenticatedRequest>();
+    const response = http.getResponse<Response>();
+    const key = readIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()]);
+    const { apiKeyId } = principalOf(request);
+    const fingerprint = requestFingerprint(request);
+
+    const outcome = await this.txHost.withTransaction(async (): Promise<Outcome> => {
+      if (!(await this.store.tryLock(apiKeyId, key))) {
+        throw new AppError(
+          ErrorCode.IDEMPOTENCY_REQUEST_IN_PROGRESS,
+          'A request with this Idempotency-Key is still being processed; retry after it completes.',
+          undefined,
+          { 'Retry-After': RETRY_AFTER_SECONDS },
+        );
+      }
+      const stored = await this.store.findLive(apiKeyId, key);
+      if (stored) {
+        if (stored.fingerprint !== fingerprint) {
+          throw new AppError(
+            ErrorCode.IDEMPOTENCY_KEY_REUSED,
+            'This Idempotency-Key was already used with a different request (method, path or body).',
+          );
+        }
+        return { ...stored, replayed: true };
+      }
+      const result: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      const created = { fingerprint, statusCode: response.statusCode, responseBody: result === undefined ? '' : JSON.stringify(result) };
+      await this.store.save(apiKeyId, key, created);
+      return { ...created, replayed: false };
+    });
+
+    response.status(outcome.statusCode);
+    response.type('application/json');
+    if (outcome.replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return of(outcome.responseBody);
+  }
+}

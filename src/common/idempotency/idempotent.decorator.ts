@@ -1,0 +1,39 @@
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator';
+import { ErrorCode } from '../errors/error-code';
+import { IDEMPOTENCY_KEY_HEADER } from './idempotency-key';
+import { IdempotencyInterceptor, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.interceptor';
+
+/** The success response's header, for the operation's @ApiCreatedResponse / @ApiOkResponse. */
+export const IDEMPOTENT_SUCCESS_HEADERS = {
+  [IDEMPOTENT_REPLAYED_HEADER]: {
+    description: '`true` when this response is the stored response of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+/**
+ * Makes a write idempotent (docs/idempotency.md): requires the Idempotency-Key header, replays
+ * the stored success for a repeated request, and documents the header and its errors once.
+ */
+export function Idempotent() {
+  return applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({
+      name: IDEMPOTENCY_KEY_HEADER,
+      required: true,
+      description:
+        'Key of this write, 1 to 255 printable ASCII characters, scoped to the API key. A retry with the same key ' +
+        'and the same request gets the stored response (with `Idempotent-Replayed: true`) for the retention period (24 hours by default); a failure is ' +
+        'not stored, so retrying it runs the request again.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+    }),
+    ApiErrorResponses(
+      [ErrorCode.IDEMPOTENCY_KEY_MISSING, 'The Idempotency-Key header is missing (details.field `Idempotency-Key`, reason `required`).'],
+      [ErrorCode.VALIDATION_FAILED, 'The Idempotency-Key header is malformed (details.field `Idempotency-Key`, reason `invalid_format`).', 'VALIDATION_FAILED (Idempotency-Key)'],
+      [ErrorCode.IDEMPOTENCY_REQUEST_IN_PROGRESS, 'A request with the same Idempotency-Key is still being processed; retry after the Retry-After seconds.'],
+      [ErrorCode.IDEMPOTENCY_KEY_REUSED, 'The Idempotency-Key was used before with a different request (method, path or body).'],
+    ),
+  );
+}

@@ -1,0 +1,79 @@
+import { IdempotencyPurger } from '../src/common/idempotency/idempotency-purger';
+import type { Database } from '../src/database/database';
+import { expectErrorBody } from './support/error-body';
+import { IdempotentProbeController, IdempotentProbeModule } from './support/idempotent-probe.module';
+import { createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+
+describe('@Idempotent() on a write of another module', () => {
+  let database: Database;
+  let app: TestApp;
+  let probe: IdempotentProbeController;
+  let tenant: TestTenant;
+  let keySequence = 0;
+  const newKey = () => `probe-${process.pid}-${Date.now()}-${++keySequence}`;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    app = await startTestApp(database, {}, [IdempotentProbeModule]);
+    probe = app.app.get(IdempotentProbeController);
+    tenant = await createTenant(database);
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  const write = (name: string, note: string, key: string) =>
+    app.http().post(`/probe/idempotent/${name}`).set('Authorization', tenant.bearer).set('Idempotency-Key', key).send({ note });
+
+  const categoriesNamed = (name: string) => database.prisma.category.count({ where: { organizationId: tenant.organizationId, name } });
+
+  it('runs the handler once and replays its status and body without running it again', async () => {
+    const key = newKey();
+    const first = await write('alpha', 'hello', key).expect(200);
+    const callsAfterFirst = probe.calls;
+    const replay = await write('alpha', 'hello', key).expect(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.text).toBe(first.text);
+    expect(probe.calls).toBe(callsAfterFirst);
+    expect(await categoriesNamed('alpha')).toBe(1);
+  });
+
+  it('treats the same key sent to another path as a different request (422)', async () => {
+    const key = newKey();
+    await write('beta', 'same body', key).expect(200);
+    expectErrorBody(await write('gamma', 'same body', key), 422, 'IDEMPOTENCY_KEY_REUSED', 'unprocessable_entity');
+    expect(await categoriesNamed('gamma')).toBe(0);
+  });
+
+  it('rolls back the handler’s writes with a failure and stores nothing, so a retry runs again', async () => {
+    const key = newKey();
+    expectErrorBody(await write('delta', 'fail after writing', key), 409, 'INVALID_STATUS_TRANSITION', 'conflict');
+    expect(await categoriesNamed('delta')).toBe(0);
+    expect(await database.prisma.idempotencyRecord.count({ where: { apiKeyId: tenant.apiKeyId, key } })).toBe(0);
+    const retry = await write('delta', 'fine now', key).expect(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(await categoriesNamed('delta')).toBe(1);
+  });
+
+  it('purges expired records and keeps live ones', async () => {
+    const liveKey = newKey();
+    await write('epsilon', 'live', liveKey).expect(200);
+    const past = new Date(Date.now() - 60_000);
+    await database.prisma.idempotencyRecord.createMany({
+      data: Array.from({ length: 3 }, (_, index) => ({
+        apiKeyId: tenant.apiKeyId,
+        key: `expired-${index}-${newKey()}`,
+        fingerprint: '0'.repeat(64),
+        statusCode: 200,
+        responseBody: '{}',
+        expiresAt: past,
+      })),
+    });
+    const purged = await app.app.get(IdempotencyPurger).purge();
+    expect(purged).toBeGreaterThanOrEqual(3);
+    expect(await database.prisma.idempotencyRecord.count({ where: { apiKeyId: tenant.apiKeyId, expiresAt: { lte: new Date() } } })).toBe(0);
+    expect(await database.prisma.idempotencyRecord.count({ where: { apiKeyId: tenant.apiKeyId, key: liveKey } })).toBe(1);
+  });
+});

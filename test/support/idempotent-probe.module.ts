@@ -1,0 +1,39 @@
+import { Body, Controller, HttpCode, Module, Param, Post } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { IsString } from 'class-validator';
+import { RequireScope } from '../../src/common/auth/auth.decorators';
+import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
+import { Scope } from '../../src/common/auth/scopes';
+import { AppError } from '../../src/common/errors/app-error';
+import { ErrorCode } from '../../src/common/errors/error-code';
+import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
+import { Required } from '../../src/common/validation/field-rules';
+
+export class ProbeNoteDto {
+  @Required()
+  @IsString()
+  note: string;
+}
+
+/** A write of another module made idempotent by the decorator alone; counts how often it really runs. */
+@Controller('probe/idempotent')
+export class IdempotentProbeController {
+  calls = 0;
+
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterPrisma>) {}
+
+  @Post(':name')
+  @HttpCode(200)
+  @RequireScope(Scope.ExpertSuitesManage)
+  @Idempotent()
+  async write(@CurrentPrincipal() principal: Principal, @Param('name') name: string, @Body() body: ProbeNoteDto) {
+    this.calls++;
+    const category = await this.txHost.tx.category.create({ data: { organizationId: principal.organizationId, name } });
+    if (body.note === 'fail after writing') throw new AppError(ErrorCode.INVALID_STATUS_TRANSITION, 'Failed on purpose after a write.');
+    return { category_id: category.id, calls: this.calls, note: body.note };
+  }
+}
+
+@Module({ controllers: [IdempotentProbeController] })
+export class IdempotentProbeModule {}
