@@ -132,6 +132,12 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
       expect(wrongType.body.details).toEqual({ field: 'text', reason: 'invalid_type' });
     });
 
+    it('refuses a JSON body that is not an object', async () => {
+      const response = await testApp.http().post('/probe/directory-manage').set('Authorization', tenant.bearer).send([{ text: 'a' }]);
+      expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
+      expect(response.body.details).toEqual({ field: 'body', reason: 'invalid_type' });
+    });
+
     it('answers an unexpected error with 500 INTERNAL_ERROR and leaks nothing', async () => {
       const response = await testApp.http().get('/probe/boom');
       expectErrorBody(response, 500, 'INTERNAL_ERROR', 'internal_error');

@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../errors/error-body.dto';
 import type { ScopeName } from './scopes';
 
@@ -11,7 +11,7 @@ export const BEARER_SCHEME = 'api-key';
 
 /**
  * Declares the one scope an operation needs: read by the global ScopeGuard, and written into
- * the OpenAPI document (security requirement, extension, 401/403 responses).
+ * the OpenAPI document (security requirement, extension, 401/403/429 responses).
  */
 export function RequireScope(scope: ScopeName) {
   return applyDecorators(
@@ -20,6 +20,7 @@ export function RequireScope(scope: ScopeName) {
     ApiExtension(REQUIRED_SCOPE_EXTENSION, scope),
     ApiUnauthorizedResponse({ description: 'Missing, malformed, unknown or revoked API key.', type: ErrorBodyDto }),
     ApiForbiddenResponse({ description: `The API key lacks the scope \`${scope}\`.`, type: ErrorBodyDto }),
+    ApiTooManyRequestsResponse({ description: 'RATE_LIMITED: the API key spent its requests per minute; see Retry-After.', type: ErrorBodyDto }),
   );
 }
 

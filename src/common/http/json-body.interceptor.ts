@@ -13,8 +13,8 @@ export const AcceptsMultipart = () => SetMetadata(ACCEPTS_MULTIPART, true);
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * A write that carries a body must send it as application/json (or multipart where the route
- * says so); anything else is 415 rather than being silently read as an empty body.
+ * A write that carries a body must send it as a JSON object (or multipart where the route says
+ * so); another media type is 415 rather than being silently read as an empty body.
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
@@ -30,6 +30,10 @@ export class JsonBodyInterceptor implements NestInterceptor {
           ErrorCode.UNSUPPORTED_MEDIA_TYPE,
           multipart ? 'The request body must be multipart/form-data.' : 'The request body must be application/json.',
         );
+      }
+      // The JSON parser also accepts a top-level array, which no operation takes.
+      if (!multipart && Array.isArray(request.body)) {
+        throw AppError.validation('body', 'invalid_type', 'The request body must be a JSON object.');
       }
     }
     return next.handle();

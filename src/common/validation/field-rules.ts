@@ -44,7 +44,7 @@ export function NotBlank(options?: ValidationOptions) {
   );
 }
 
-/** Present in the body (null counts as present; pair with a type rule to refuse it). */
+/** Present in the body with a value: absent and null both fail as `required`. */
 export function Required(options?: ValidationOptions) {
   return IsDefined(rule({ reason: 'required' }, { message: 'is required', ...options }));
 }
