@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { LogLevel } from '@nestjs/common';
 import { AppModule, type AppModuleOptions } from './app.module';
+import { accessLogMiddleware } from './common/http/access-log.middleware';
 import { bodyParserErrorsMiddleware } from './common/http/body-parser-errors.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import type { LogLevelName } from './config/app-config';
@@ -22,6 +23,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.disable('x-powered-by');
   // Before the body parser, so that even a rejected body gets its X-Request-Id.
   app.use(requestIdMiddleware);
+  app.use(accessLogMiddleware);
   app.useBodyParser('json', { limit: options.config.JSON_BODY_LIMIT_BYTES });
   app.use(bodyParserErrorsMiddleware);
   app.enableShutdownHooks();

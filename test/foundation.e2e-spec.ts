@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { AdminService } from '../src/admin/admin.service';
 import { Scope } from '../src/common/auth/scopes';
 import type { Database } from '../src/database/database';
@@ -160,6 +161,20 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
       const unusable = await testApp.http().get('/healthz').set('X-Request-Id', 'has spaces in it');
       expect(unusable.headers['x-request-id']).not.toBe('has spaces in it');
       expect(unusable.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  describe('access log', () => {
+    it('logs method, path, status and request id of each request, and never the key', async () => {
+      const log = jest.spyOn(Logger.prototype, 'log');
+      try {
+        await testApp.http().get('/probe/quota-read?token=abc').set('Authorization', tenant.bearer).set('X-Request-Id', 'log-check-1').expect(200);
+        const lines = log.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('log-check-1'));
+        expect(lines).toEqual([expect.stringMatching(/^GET \/probe\/quota-read 200 [\d.]+ms request_id=log-check-1$/)]);
+        expect(JSON.stringify(log.mock.calls)).not.toContain(tenant.apiKey);
+      } finally {
+        log.mockRestore();
+      }
     });
   });
 
