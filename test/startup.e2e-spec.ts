@@ -58,6 +58,15 @@ describe('start-up on an empty embedded database', () => {
       const docs = await fetch(`${first.baseUrl}/docs-json`);
       expect(docs.status).toBe(200);
       expect((await fetch(`${first.baseUrl}/readyz`)).status).toBe(200);
+      const authorization = { Authorization: `Bearer ${demoKey}` };
+      const policy = await fetch(`${first.baseUrl}/api/openapi/v1/metering-policy`, { headers: authorization });
+      expect(policy.status).toBe(200);
+      const department = await fetch(`${first.baseUrl}/api/openapi/v1/departments`, {
+        method: 'POST',
+        headers: { ...authorization, 'Content-Type': 'application/json', 'Idempotency-Key': 'first-try' },
+        body: JSON.stringify({ name: 'Research' }),
+      });
+      expect(department.status).toBe(201);
 
       // The data directory belongs to the running service: the CLI refuses it with a clear message.
       await expect(promisify(execFile)('node', [distCli, 'org', 'create', '--name', 'x'], { env })).rejects.toMatchObject({
