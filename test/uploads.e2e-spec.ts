@@ -193,12 +193,26 @@ describe('uploads and applying them to expert suites', () => {
     it('refuses a zip bomb by compression ratio', async () => {
       const zip = await buildZip([...packageEntries(), { name: 'assets/zeros.bin', content: Buffer.alloc(8 * 1024 * 1024) }]);
       expect(zip.length).toBeLessThan(64 * 1024);
-      await expectRefused(await upload('package', zip, 'suite.zip'), 'too_large');
+      const response = await upload('package', zip, 'suite.zip');
+      await expectRefused(response, 'too_large');
+      expect(response.body.detail).toContain('zip bomb');
     });
 
     it('refuses an archive whose directory understates the uncompressed sizes', async () => {
       const zip = understateSizes(await buildZip([...packageEntries(), { name: 'assets/data.bin', content: randomBytes(32 * 1024) }]), 10);
       await expectRefused(await upload('package', zip, 'suite.zip'), 'invalid_archive');
+    });
+
+    it('refuses a package that decompresses to more than 64 MiB in total, each entry under the ratio limit', async () => {
+      // One random byte in 64: compresses about 27:1, below the ratio limit.
+      const chunk = Buffer.alloc(8 * 1024 * 1024);
+      randomBytes(chunk.length / 64).forEach((byte, i) => (chunk[i * 64] = byte));
+      const assets = Array.from({ length: 9 }, (_, i) => ({ name: `assets/part${i}.bin`, content: chunk }));
+      const zip = await buildZip([...packageEntries(), ...assets]);
+      expect(zip.length).toBeLessThan(20 * 1024 * 1024);
+      const response = await upload('package', zip, 'suite.zip');
+      await expectRefused(response, 'too_large');
+      expect(response.body.detail).toContain(`more than ${64 * 1024 * 1024} bytes`);
     });
 
     it('refuses too many entries', async () => {

@@ -11,6 +11,8 @@ export const PACKAGE_LIMITS = {
   maxUncompressedBytes: 64 * 1024 * 1024,
   /** Largest file the service reads into the suite (suite.json, connectors.json, Markdown). */
   maxTextFileBytes: 1024 * 1024,
+  /** All those files together: they are copied into the suite's record. */
+  maxTextBytes: 8 * 1024 * 1024,
   /** Uncompressed : compressed, checked on entries above `ratioCheckFromBytes`. */
   maxCompressionRatio: 100,
   ratioCheckFromBytes: 64 * 1024,
@@ -63,6 +65,7 @@ async function readEntries(zip: yauzl.ZipFile): Promise<{ files: Map<string, str
   const files = new Map<string, string>();
   const seen = new Set<string>();
   let totalBytes = 0;
+  let textBytes = 0;
   for await (const entry of zip.eachEntry()) {
     const name = entryName(entry);
     if (seen.has(name)) throw reject('invalid_archive', `holds "${name}" twice.`);
@@ -75,11 +78,19 @@ async function readEntries(zip: yauzl.ZipFile): Promise<{ files: Map<string, str
       throw reject('too_large', `"${name}" is compressed more than ${PACKAGE_LIMITS.maxCompressionRatio}:1, which is refused as a zip bomb.`);
     }
     const keep = isLayoutText(name);
-    const limit = keep ? Math.min(PACKAGE_LIMITS.maxTextFileBytes, PACKAGE_LIMITS.maxUncompressedBytes - totalBytes) : PACKAGE_LIMITS.maxUncompressedBytes - totalBytes;
-    if (entry.uncompressedSize > limit) throw tooLarge(name, keep);
-    const bytes = await drain(await zip.openReadStreamPromise(entry), limit, keep, () => tooLarge(name, keep));
+    const remaining = PACKAGE_LIMITS.maxUncompressedBytes - totalBytes;
+    const textFileLimited = keep && PACKAGE_LIMITS.maxTextFileBytes < remaining;
+    const limit = textFileLimited ? PACKAGE_LIMITS.maxTextFileBytes : remaining;
+    if (entry.uncompressedSize > limit) throw tooLarge(name, textFileLimited);
+    const bytes = await drain(await zip.openReadStreamPromise(entry), limit, keep, () => tooLarge(name, textFileLimited));
     totalBytes += bytes.length;
-    if (keep) files.set(name, decodeText(name, bytes.data));
+    if (keep) {
+      textBytes += bytes.length;
+      if (textBytes > PACKAGE_LIMITS.maxTextBytes) {
+        throw reject('too_large', `holds more than ${PACKAGE_LIMITS.maxTextBytes} bytes of suite.json, connectors.json and Markdown.`);
+      }
+      files.set(name, decodeText(name, bytes.data));
+    }
   }
   return { files, names: seen };
 }
@@ -94,8 +105,8 @@ function requireSkillFiles(names: Set<string>): void {
   }
 }
 
-function tooLarge(name: string, textFile: boolean): AppError {
-  return textFile
+function tooLarge(name: string, textFileLimited: boolean): AppError {
+  return textFileLimited
     ? reject('too_large', `"${name}" is larger than ${PACKAGE_LIMITS.maxTextFileBytes} bytes.`)
     : reject('too_large', `decompresses to more than ${PACKAGE_LIMITS.maxUncompressedBytes} bytes.`);
 }
