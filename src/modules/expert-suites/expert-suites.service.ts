@@ -12,20 +12,12 @@ import type { PackageConnectorRef, PackageContents } from './uploads/package-con
 import { UploadLookupService } from './uploads/upload-lookup.service';
 import { uploadContentPath } from './uploads/upload-kind';
 
-/** The compare-and-set lost against a writer that committed between our read and our write. */
-class LostRace extends Error {}
-
-// A PATCH without an expectation is retried on a lost race (it applies to whatever is stored);
-// one with an expectation then fails its check on the next attempt.
-const MAX_ATTEMPTS = 3;
-
 type SuiteData = Prisma.ExpertSuiteUncheckedUpdateManyInput;
 
 interface PackageState {
   hasPackage: boolean;
   commandCount: number;
   skillCount: number;
-  version: string;
 }
 
 @Injectable()
@@ -41,19 +33,16 @@ export class ExpertSuitesService {
    */
   async update(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
     refuseConflictingFields(body);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.txHost.withTransaction(() => this.updateOnce(organizationId, suiteId, body, publicBaseUrl));
-      } catch (error) {
-        if (!(error instanceof LostRace)) throw error;
-        if (attempt >= MAX_ATTEMPTS) throw await this.contendedConflict(organizationId, suiteId);
-      }
-    }
+    return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, body, publicBaseUrl));
   }
 
-  private async updateOnce(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
+  private async updateInTransaction(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
     const tx = this.txHost.tx;
     const now = new Date();
+    // Writers of one suite (on any instance) queue on its row lock, so that a PATCH without
+    // expected_revision applies on top of the one before it instead of failing; the writes below are
+    // still compare-and-set on the revision that was read.
+    await tx.$queryRaw`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid FOR UPDATE`;
     const suite = await tx.expertSuite.findFirst({ where: { id: suiteId, organizationId }, include: { marketItem: true } });
     if (!suite) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
 
@@ -76,7 +65,7 @@ export class ExpertSuitesService {
         where: { id: suite.id, organizationId, revision: suite.revision },
         data: { ...changes, revision: { increment: 1 }, updatedAt: now },
       });
-      if (count !== 1) throw new LostRace();
+      if (count !== 1) throw concurrentChange('expected_revision');
     }
     if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);
 
@@ -110,7 +99,7 @@ export class ExpertSuitesService {
       where: { id: suite.marketItem.id, organizationId: suite.organizationId, revision: suite.marketItem.revision },
       data: { categoryId, revision: { increment: 1 }, updatedAt: now },
     });
-    if (count !== 1) throw new LostRace();
+    if (count !== 1) throw concurrentChange('expected_market_item_revision');
   }
 
   /** The suite columns this PATCH changes; a value equal to the stored one is not a change. */
@@ -128,13 +117,12 @@ export class ExpertSuitesService {
       hasPackage: suite.hasPackage,
       commandCount: Number(suite.commandCount),
       skillCount: Number(suite.skillCount),
-      version: suite.version,
     };
     if (body.upload_id !== undefined) {
       const upload = await this.uploads.findUsable(suite.organizationId, body.upload_id.toLowerCase(), 'package', 'upload_id', now);
       const contents = upload.manifest as unknown as PackageContents;
       Object.assign(wanted, packageColumns(contents, upload.id, body.connector_refs === undefined));
-      packageState = { hasPackage: true, commandCount: contents.commands.length, skillCount: contents.skills.length, version: contents.version };
+      packageState = { hasPackage: true, commandCount: contents.commands.length, skillCount: contents.skills.length };
       if (body.version !== undefined) requireMatch('version', body.version, contents.version, "the package's version");
     }
     if (packageState.hasPackage) {
@@ -172,16 +160,6 @@ export class ExpertSuitesService {
 
     return withoutUnchanged(suite, wanted);
   }
-
-  /** Too many writers in a row won the race; the caller reads again and retries. */
-  private async contendedConflict(organizationId: string, suiteId: string): Promise<AppError> {
-    const current = await this.txHost.tx.expertSuite.findFirst({ where: { id: suiteId, organizationId }, select: { revision: true } });
-    return new AppError(ErrorCode.REVISION_CONFLICT, 'The suite was changed by other requests at the same time; read it again and retry.', {
-      field: 'expected_revision',
-      reason: 'revision_mismatch',
-      suggestion: String(current?.revision ?? ''),
-    });
-  }
 }
 
 function refuseConflictingFields(body: UpdateExpertSuiteDto): void {
@@ -191,6 +169,15 @@ function refuseConflictingFields(body: UpdateExpertSuiteDto): void {
   if (body.category_id !== undefined && body.clear_category === true) {
     throw AppError.validation('clear_category', 'conflicting_fields', 'clear_category: send either category_id or clear_category: true, not both.');
   }
+}
+
+/** A compare-and-set matched no row: the record changed after it was read. */
+function concurrentChange(field: string): AppError {
+  const code = field === 'expected_revision' ? ErrorCode.REVISION_CONFLICT : ErrorCode.MARKET_ITEM_REVISION_CONFLICT;
+  return new AppError(code, 'The record was changed by another request at the same time; read it again and retry.', {
+    field,
+    reason: 'revision_mismatch',
+  });
 }
 
 function checkExpectedRevision(expected: number | undefined, stored: bigint, code: ErrorCode, field: string, what: string): void {
