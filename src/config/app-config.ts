@@ -58,6 +58,12 @@ export class AppConfig {
   @Min(1024)
   ICON_UPLOAD_LIMIT_BYTES = 1024 * 1024;
 
+  /** How long an upload may be named by upload_id / icon_upload_id after it was made. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  UPLOAD_TTL_SECONDS = 24 * 60 * 60;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -1,0 +1,239 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import { Prisma } from '../../generated/prisma/client';
+import type { ExpertSuiteDto } from './dto/expert-suite.dto';
+import type { ConnectorRefInputDto, UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
+import { toExpertSuiteDto, type ExpertSuiteWithMarketItem } from './expert-suite.mapper';
+import { canTransition } from './suite-status';
+import type { PackageConnectorRef, PackageContents } from './uploads/package-contents';
+import { UploadLookupService } from './uploads/upload-lookup.service';
+import { uploadContentPath } from './uploads/upload-kind';
+
+type SuiteData = Prisma.ExpertSuiteUncheckedUpdateManyInput;
+
+interface PackageState {
+  hasPackage: boolean;
+  commandCount: number;
+  skillCount: number;
+}
+
+@Injectable()
+export class ExpertSuitesService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterPrisma>,
+    private readonly uploads: UploadLookupService,
+  ) {}
+
+  /**
+   * Applies a PATCH: every check and every write in one transaction, so a refused PATCH changes
+   * nothing. The suite and its market item are each written with a compare-and-set on their revision.
+   */
+  async update(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
+    refuseConflictingFields(body);
+    return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, body, publicBaseUrl));
+  }
+
+  private async updateInTransaction(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
+    const tx = this.txHost.tx;
+    const now = new Date();
+    // Writers of one suite (on any instance) queue on its row lock, so that a PATCH without
+    // expected_revision applies on top of the one before it instead of failing; the writes below are
+    // still compare-and-set on the revision that was read.
+    await tx.$queryRaw`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid FOR UPDATE`;
+    const suite = await tx.expertSuite.findFirst({ where: { id: suiteId, organizationId }, include: { marketItem: true } });
+    if (!suite) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
+
+    checkExpectedRevision(body.expected_revision, suite.revision, ErrorCode.REVISION_CONFLICT, 'expected_revision', 'suite');
+    checkExpectedRevision(
+      body.expected_market_item_revision,
+      suite.marketItem?.revision ?? 0n,
+      ErrorCode.MARKET_ITEM_REVISION_CONFLICT,
+      'expected_market_item_revision',
+      'market item',
+    );
+
+    const categoryId = await this.categoryChange(suite, body);
+    const changes = await this.suiteChanges(suite, body, publicBaseUrl, now);
+
+    if (Object.keys(changes).length === 0 && categoryId === undefined) return toExpertSuiteDto(suite);
+
+    if (Object.keys(changes).length > 0) {
+      const { count } = await tx.expertSuite.updateMany({
+        where: { id: suite.id, organizationId, revision: suite.revision },
+        data: { ...changes, revision: { increment: 1 }, updatedAt: now },
+      });
+      if (count !== 1) throw concurrentChange('expected_revision');
+    }
+    if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);
+
+    const updated = await tx.expertSuite.findFirstOrThrow({ where: { id: suite.id, organizationId }, include: { marketItem: true } });
+    return toExpertSuiteDto(updated);
+  }
+
+  /** The new category (null: none), or undefined when the market item stays as it is. */
+  private async categoryChange(suite: ExpertSuiteWithMarketItem, body: UpdateExpertSuiteDto): Promise<string | null | undefined> {
+    const current = suite.marketItem?.categoryId ?? null;
+    if (body.clear_category === true) return current === null ? undefined : null;
+    if (body.category_id === undefined) return undefined;
+    const categoryId = body.category_id.toLowerCase();
+    const category = await this.txHost.tx.category.findFirst({ where: { id: categoryId, organizationId: suite.organizationId } });
+    if (!category) {
+      throw new AppError(ErrorCode.CATEGORY_NOT_FOUND, 'category_id: the organization has no such category.', {
+        field: 'category_id',
+        reason: 'not_found',
+      });
+    }
+    return categoryId === current ? undefined : categoryId;
+  }
+
+  private async writeCategory(suite: ExpertSuiteWithMarketItem, categoryId: string | null, now: Date): Promise<void> {
+    const tx = this.txHost.tx;
+    if (!suite.marketItem) {
+      await tx.marketItem.create({ data: { organizationId: suite.organizationId, suiteId: suite.id, categoryId, updatedAt: now } });
+      return;
+    }
+    const { count } = await tx.marketItem.updateMany({
+      where: { id: suite.marketItem.id, organizationId: suite.organizationId, revision: suite.marketItem.revision },
+      data: { categoryId, revision: { increment: 1 }, updatedAt: now },
+    });
+    if (count !== 1) throw concurrentChange('expected_market_item_revision');
+  }
+
+  /** The suite columns this PATCH changes; a value equal to the stored one is not a change. */
+  private async suiteChanges(suite: ExpertSuiteWithMarketItem, body: UpdateExpertSuiteDto, publicBaseUrl: string, now: Date): Promise<SuiteData> {
+    const wanted: SuiteData = {};
+    if (body.display_name !== undefined) wanted.displayName = body.display_name;
+    if (body.display_name_cn !== undefined) wanted.displayNameCn = body.display_name_cn;
+    if (body.description !== undefined) wanted.description = body.description;
+    if (body.description_cn !== undefined) wanted.descriptionCn = body.description_cn;
+    if (body.version !== undefined) wanted.version = body.version;
+    if (body.clients !== undefined) wanted.clients = body.clients === null ? Prisma.DbNull : [...new Set(body.clients)];
+    if (body.connector_refs !== undefined) Object.assign(wanted, connectorRefColumns(body.connector_refs));
+
+    let packageState: PackageState = {
+      hasPackage: suite.hasPackage,
+      commandCount: Number(suite.commandCount),
+      skillCount: Number(suite.skillCount),
+    };
+    if (body.upload_id !== undefined) {
+      const upload = await this.uploads.findUsable(suite.organizationId, body.upload_id.toLowerCase(), 'package', 'upload_id', now);
+      const contents = upload.manifest as unknown as PackageContents;
+      Object.assign(wanted, packageColumns(contents, upload.id, body.connector_refs === undefined));
+      packageState = { hasPackage: true, commandCount: contents.commands.length, skillCount: contents.skills.length };
+      if (body.version !== undefined) requireMatch('version', body.version, contents.version, "the package's version");
+    }
+    if (packageState.hasPackage) {
+      requireMatch('command_count', body.command_count, packageState.commandCount, "the package's number of commands");
+      requireMatch('skill_count', body.skill_count, packageState.skillCount, "the package's number of skills");
+    } else {
+      if (body.command_count !== undefined) wanted.commandCount = BigInt(body.command_count);
+      if (body.skill_count !== undefined) wanted.skillCount = BigInt(body.skill_count);
+    }
+
+    if (body.icon_upload_id !== undefined) {
+      const icon = await this.uploads.findUsable(suite.organizationId, body.icon_upload_id.toLowerCase(), 'icon', 'icon_upload_id', now);
+      wanted.iconUrl = `${publicBaseUrl}${uploadContentPath(icon.id)}`;
+      wanted.iconUploadId = icon.id;
+    } else if (body.icon_url !== undefined) {
+      wanted.iconUrl = body.icon_url;
+      wanted.iconUploadId = null;
+    }
+
+    if (body.status !== undefined && body.status !== suite.status) {
+      if (!canTransition(suite.status, body.status)) {
+        throw new AppError(ErrorCode.INVALID_STATUS_TRANSITION, `status: a ${suite.status} suite cannot become ${body.status}.`, {
+          field: 'status',
+          reason: 'invalid_transition',
+        });
+      }
+      if (body.status === 'published' && !packageState.hasPackage) {
+        throw new AppError(ErrorCode.PACKAGE_REQUIRED, 'status: a suite needs a resource package (upload_id) before it can be published.', {
+          field: 'status',
+          reason: 'package_required',
+        });
+      }
+      wanted.status = body.status;
+    }
+
+    return withoutUnchanged(suite, wanted);
+  }
+}
+
+function refuseConflictingFields(body: UpdateExpertSuiteDto): void {
+  if (body.icon_url !== undefined && body.icon_upload_id !== undefined) {
+    throw AppError.validation('icon_upload_id', 'conflicting_fields', 'icon_upload_id: send either icon_url or icon_upload_id, not both.');
+  }
+  if (body.category_id !== undefined && body.clear_category === true) {
+    throw AppError.validation('clear_category', 'conflicting_fields', 'clear_category: send either category_id or clear_category: true, not both.');
+  }
+}
+
+/** A compare-and-set matched no row: the record changed after it was read. */
+function concurrentChange(field: string): AppError {
+  const code = field === 'expected_revision' ? ErrorCode.REVISION_CONFLICT : ErrorCode.MARKET_ITEM_REVISION_CONFLICT;
+  return new AppError(code, 'The record was changed by another request at the same time; read it again and retry.', {
+    field,
+    reason: 'revision_mismatch',
+  });
+}
+
+function checkExpectedRevision(expected: number | undefined, stored: bigint, code: ErrorCode, field: string, what: string): void {
+  if (expected === undefined || BigInt(expected) === stored) return;
+  throw new AppError(code, `${field}: the ${what} is at revision ${stored}, not ${expected}; read it again and retry.`, {
+    field,
+    reason: 'revision_mismatch',
+    suggestion: String(stored),
+  });
+}
+
+function requireMatch<T extends string | number>(field: string, sent: T | undefined, expected: T, what: string): void {
+  if (sent === undefined || sent === expected) return;
+  throw AppError.validation(field, 'invalid_value', `${field}: must equal ${what} (${expected}).`, String(expected));
+}
+
+function connectorRefColumns(refs: readonly (ConnectorRefInputDto | PackageConnectorRef)[]): SuiteData {
+  const normalized = refs.map((ref) => ({ connector_id: ref.connector_id, connector_origin: ref.connector_origin, required: ref.required }));
+  return { connectorRefs: normalized, connectorCount: BigInt(normalized.length) };
+}
+
+function packageColumns(contents: PackageContents, uploadId: string, takeConnectorRefs: boolean): SuiteData {
+  return {
+    version: contents.version,
+    commands: contents.commands as unknown as Prisma.InputJsonValue,
+    commandCount: BigInt(contents.commands.length),
+    skills: contents.skills as unknown as Prisma.InputJsonValue,
+    skillCount: BigInt(contents.skills.length),
+    connectors: contents.connectors as Prisma.InputJsonValue,
+    ...(takeConnectorRefs ? connectorRefColumns(contents.connector_refs) : {}),
+    readmeContent: contents.readme_content,
+    readmeContentCn: contents.readme_content_cn,
+    hasPackage: true,
+    packageUploadId: uploadId,
+  };
+}
+
+function withoutUnchanged(suite: ExpertSuiteWithMarketItem, wanted: SuiteData): SuiteData {
+  const changes: SuiteData = {};
+  for (const [column, value] of Object.entries(wanted) as [keyof SuiteData, unknown][]) {
+    if (!sameValue(suite[column as keyof ExpertSuiteWithMarketItem], value)) (changes as Record<string, unknown>)[column] = value;
+  }
+  return changes;
+}
+
+function sameValue(stored: unknown, value: unknown): boolean {
+  if (value === Prisma.DbNull) return stored === null;
+  if (typeof stored === 'bigint' || typeof value === 'bigint') return stored === value;
+  return canonicalJson(stored ?? null) === canonicalJson(value ?? null);
+}
+
+// jsonb does not keep key order, so objects are compared with their keys sorted.
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}

@@ -1,0 +1,103 @@
+import { Body, Controller, Get, Param, Post, Res, StreamableFile, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiPayloadTooLargeResponse,
+  ApiProduces,
+  ApiTags,
+  ApiUnsupportedMediaTypeResponse,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public, RequireScope } from '../../../common/auth/auth.decorators';
+import { CurrentPrincipal, type Principal } from '../../../common/auth/principal';
+import { Scope } from '../../../common/auth/scopes';
+import { ErrorBodyDto } from '../../../common/errors/error-body.dto';
+import { AcceptsMultipart } from '../../../common/http/json-body.interceptor';
+import { UuidParamPipe } from '../../../common/validation/uuid-param.pipe';
+import { CreateUploadFormDto } from './dto/create-upload.dto';
+import { UploadDto } from './dto/upload.dto';
+import { UPLOAD_KINDS } from './upload-kind';
+import { MultipartErrorsInterceptor } from './multipart-errors.interceptor';
+import { UploadsService, type ReceivedFile } from './uploads.service';
+
+// Nothing in an icon may run: no script, no plugin, no navigation, even when opened directly.
+const ICON_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+@ApiTags('uploads')
+@Controller('api/openapi/v1/uploads')
+export class UploadsController {
+  constructor(private readonly uploads: UploadsService) {}
+
+  @Post()
+  @RequireScope(Scope.ExpertSuitesManage)
+  @AcceptsMultipart()
+  @UseInterceptors(MultipartErrorsInterceptor, FileInterceptor('file'))
+  @ApiOperation({
+    summary: 'Upload a resource package or an icon',
+    description:
+      'Multipart form with `kind` (`package` or `icon`) and the file in the part `file`. A package is a zip ' +
+      '(suite.json, commands/*.md, skills/<name>/SKILL.md, connectors.json, README.md, README.zh-CN.md) checked ' +
+      'at upload: unsafe paths, symlinks, too many entries, too much data or a suspicious compression ratio, and ' +
+      'invalid manifests are refused with 400 (details.field `file`, details.reason invalid_archive, unsafe_path, ' +
+      'too_many_entries, too_large or invalid_manifest) and nothing is kept. An icon is a PNG, JPEG, WebP or SVG ' +
+      'image recognised by its content (else 400 unsupported_type). The upload can be named in a PATCH of a suite ' +
+      'of the same organization until expires_at.',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['kind', 'file'],
+      properties: {
+        kind: { type: 'string', enum: [...UPLOAD_KINDS], description: 'What the file is.' },
+        file: { type: 'string', format: 'binary', description: 'The zip of a package (at most 20 MiB by default) or the icon image (1 MiB).' },
+      },
+    },
+  })
+  @ApiCreatedResponse({ type: UploadDto })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'VALIDATION_FAILED: missing or bad kind, missing file, refused package or icon.' })
+  @ApiPayloadTooLargeResponse({ type: ErrorBodyDto, description: 'PAYLOAD_TOO_LARGE: the file is over the limit of its kind.' })
+  @ApiUnsupportedMediaTypeResponse({ type: ErrorBodyDto, description: 'UNSUPPORTED_MEDIA_TYPE: the body is not multipart/form-data.' })
+  create(
+    @Body() form: CreateUploadFormDto,
+    @UploadedFile() file: ReceivedFile | undefined,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<UploadDto> {
+    return this.uploads.create(principal.organizationId, form.kind, file);
+  }
+
+  @Get(':uploadId/content')
+  @Public()
+  @ApiOperation({
+    summary: 'Load an uploaded icon',
+    description:
+      'Public, so that browsers can load a suite\'s icon_url; the address is unguessable (a random uuid). Served ' +
+      'with the type detected at upload, `X-Content-Type-Options: nosniff` and a Content-Security-Policy that ' +
+      'forbids scripts (an SVG cannot run script even when opened directly). Packages are never served.',
+  })
+  @ApiParam({ name: 'uploadId', format: 'uuid' })
+  @ApiProduces('image/png', 'image/jpeg', 'image/webp', 'image/svg+xml')
+  @ApiOkResponse({ description: 'The icon.', schema: { type: 'string', format: 'binary' } })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'NOT_FOUND: no icon with this id.' })
+  async content(@Param('uploadId', UuidParamPipe) uploadId: string, @Res({ passthrough: true }) response: Response): Promise<StreamableFile> {
+    const icon = await this.uploads.iconContent(uploadId);
+    response.setHeader('X-Content-Type-Options', 'nosniff');
+    response.setHeader('Content-Security-Policy', ICON_CONTENT_SECURITY_POLICY);
+    response.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    // The bytes under an upload id never change.
+    response.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    const svg = icon.contentType === 'image/svg+xml';
+    return new StreamableFile(icon.bytes, {
+      type: icon.contentType,
+      length: icon.bytes.length,
+      disposition: svg ? 'attachment; filename="icon.svg"' : 'inline',
+    });
+  }
+}

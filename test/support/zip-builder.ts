@@ -1,0 +1,74 @@
+import { ZipFile } from 'yazl';
+
+export interface ZipEntry {
+  name: string;
+  content?: string | Buffer;
+  /** Unix mode, e.g. 0o120777 for a symbolic link. */
+  mode?: number;
+}
+
+/** Builds a zip in memory with yazl (deflated entries). */
+export function buildZip(entries: ZipEntry[]): Promise<Buffer> {
+  const zip = new ZipFile();
+  for (const entry of entries) {
+    const content = typeof entry.content === 'string' ? Buffer.from(entry.content) : (entry.content ?? Buffer.alloc(0));
+    zip.addBuffer(content, entry.name, entry.mode === undefined ? {} : { mode: entry.mode });
+  }
+  zip.end();
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    zip.outputStream.on('error', reject);
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+/**
+ * Rewrites an entry name inside a built zip (local header and central directory alike), for names
+ * yazl itself refuses to write such as `../evil`. Both names must have the same length in bytes.
+ */
+export function renameEntry(zip: Buffer, from: string, to: string): Buffer {
+  if (Buffer.byteLength(from) !== Buffer.byteLength(to)) throw new Error('names must have the same length');
+  const result = Buffer.from(zip);
+  const needle = Buffer.from(from);
+  let at = result.indexOf(needle);
+  if (at === -1) throw new Error(`${from} not found`);
+  while (at !== -1) {
+    Buffer.from(to).copy(result, at);
+    at = result.indexOf(needle, at + needle.length);
+  }
+  return result;
+}
+
+/** Makes the central directory under-declare the uncompressed size of every entry (a lying zip). */
+export function understateSizes(zip: Buffer, declared: number): Buffer {
+  const result = Buffer.from(zip);
+  const signature = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+  let at = result.indexOf(signature);
+  while (at !== -1) {
+    result.writeUInt32LE(declared, at + 24);
+    at = result.indexOf(signature, at + 4);
+  }
+  return result;
+}
+
+/** The files of a valid package (CONTRACT.md section 7), overridable per test. */
+export function packageEntries(overrides: Record<string, string | undefined> = {}): ZipEntry[] {
+  const files: Record<string, string | undefined> = {
+    'suite.json': JSON.stringify({ name: 'code-review', version: '2.1.0', display_name: 'Code Review', description: 'Reviews code.' }),
+    'commands/review.md': '# /review\nReview the current diff.',
+    'commands/explain.md': '# /explain\nExplain the selected code.',
+    'skills/security-audit/SKILL.md': '---\nname: security-audit\n---\nFind vulnerabilities.',
+    'skills/security-audit/checklist.txt': 'owasp top 10',
+    'connectors.json': JSON.stringify([
+      { connector_id: 'github', connector_origin: 'official', required: true, scopes: ['repo'] },
+      { connector_id: 'jira', connector_origin: 'enterprise' },
+    ]),
+    'README.md': '# Code Review\nUse /review.',
+    'README.zh-CN.md': '# 代码评审\n使用 /review。',
+    ...overrides,
+  };
+  return Object.entries(files)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, content]) => ({ name, content }));
+}
