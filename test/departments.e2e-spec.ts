@@ -405,7 +405,7 @@ describe('POST /api/openapi/v1/departments', () => {
       expect(request.properties.name.maxLength).toBe(255);
       expect(request.properties.external_id.maxLength).toBe(512);
 
-      for (const status of ['400', '401', '403', '409', '413', '415', '422']) {
+      for (const status of ['400', '401', '403', '409', '413', '415', '422', '429']) {
         expect(operation.responses[status].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorBodyDto');
       }
       const conflictCodes = Object.keys(operation.responses['409'].content['application/json'].examples).sort();

@@ -322,17 +322,18 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
   });
 
   describe('category (market item)', () => {
-    it('sets, keeps and clears the category, bumping market_item_revision but not the suite revision', async () => {
+    it('sets, keeps and clears the category, bumping market_item_revision and the suite revision by one each', async () => {
       const suite = await newSuite();
       const category = await admin.createCategory(tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`);
       const set = await patch(suite.id, { category_id: category.id, expected_market_item_revision: 1 }).expect(200);
-      expect(set.body).toMatchObject({ category_id: category.id, market_item_revision: 2, revision: 1 });
+      expect(set.body).toMatchObject({ category_id: category.id, market_item_revision: 2, revision: 2 });
+      expect(set.body.updated_at).not.toBe(suite.updated_at);
       const again = await patch(suite.id, { category_id: category.id.toUpperCase() }).expect(200);
-      expect(again.body).toMatchObject({ category_id: category.id, market_item_revision: 2 });
+      expect(again.body).toMatchObject({ category_id: category.id, market_item_revision: 2, revision: 2, updated_at: set.body.updated_at });
       const cleared = await patch(suite.id, { clear_category: true, expected_market_item_revision: 2 }).expect(200);
-      expect(cleared.body).toMatchObject({ category_id: null, market_item_revision: 3, revision: 1 });
+      expect(cleared.body).toMatchObject({ category_id: null, market_item_revision: 3, revision: 3 });
       const clearedAgain = await patch(suite.id, { clear_category: true }).expect(200);
-      expect(clearedAgain.body.market_item_revision).toBe(3);
+      expect(clearedAgain.body).toMatchObject({ market_item_revision: 3, revision: 3 });
     });
 
     it('refuses category_id with clear_category: true as conflicting fields', async () => {
@@ -450,7 +451,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
       const operation = document.paths['/api/openapi/v1/expert-suites/{resourceId}'].patch;
       expect(operation['x-required-scope']).toBe(Scope.ExpertSuitesManage);
       expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'resourceId', in: 'path', schema: expect.objectContaining({ format: 'uuid' }) })]));
-      expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '422']);
+      expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '422', '429']);
       const schema = document.components.schemas.UpdateExpertSuiteDto;
       expect(Object.keys(schema.properties).sort()).toEqual(
         [

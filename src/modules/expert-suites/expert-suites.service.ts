@@ -60,13 +60,12 @@ export class ExpertSuitesService {
 
     if (Object.keys(changes).length === 0 && categoryId === undefined) return toExpertSuiteDto(suite);
 
-    if (Object.keys(changes).length > 0) {
-      const { count } = await tx.expertSuite.updateMany({
-        where: { id: suite.id, organizationId, revision: suite.revision },
-        data: { ...changes, revision: { increment: 1 }, updatedAt: now },
-      });
-      if (count !== 1) throw concurrentChange('expected_revision');
-    }
+    // Any change, the category included, is a new revision of the suite (CONTRACT.md section 5).
+    const { count } = await tx.expertSuite.updateMany({
+      where: { id: suite.id, organizationId, revision: suite.revision },
+      data: { ...changes, revision: { increment: 1 }, updatedAt: now },
+    });
+    if (count !== 1) throw concurrentChange('expected_revision');
     if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);
 
     const updated = await tx.expertSuite.findFirstOrThrow({ where: { id: suite.id, organizationId }, include: { marketItem: true } });
