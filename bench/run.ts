@@ -6,13 +6,15 @@ import { AdminService } from '../src/admin/admin.service';
 import { createApp } from '../src/app.factory';
 import { ALL_SCOPES } from '../src/common/auth/scopes';
 import { loadConfig } from '../src/config/app-config';
-import { openDatabase } from '../src/database/database';
+import { openDatabase, type DatabaseKind } from '../src/database/database';
 import { runScenario, type Scenario, type ScenarioResult } from './load';
 
 interface Targets {
   scenarios: Record<string, { maxP95Ms: number; minRequestsPerSecond: number }>;
   maxRssMiB: number;
 }
+
+type TargetsByDatabase = Record<DatabaseKind, Targets>;
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -74,7 +76,7 @@ async function main(): Promise<number> {
       },
     ];
 
-    const targets = JSON.parse(readFileSync(join(__dirname, '..', '..', 'bench', 'targets.json'), 'utf8')) as Targets;
+    const targets = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'bench', 'targets.json'), 'utf8')) as TargetsByDatabase)[database.kind];
     const results: ScenarioResult[] = [];
     for (const scenario of scenarios) results.push(await runScenario(scenario));
     const rssMiB = Math.round(process.memoryUsage().rss / (1024 * 1024));

@@ -42,10 +42,9 @@ export class AppModule {
           plugins: [
             new ClsPluginTransactional({
               imports: [DatabaseModule],
-              adapter: new TransactionalAdapterPrisma({
-                prismaInjectionToken: PrismaService,
-                defaultTxOptions: { maxWait: config.TRANSACTION_TIMEOUT_MS, timeout: config.TRANSACTION_TIMEOUT_MS },
-              }),
+              // Timeouts come from the PrismaClient itself (openDatabase); default options set here
+              // would make every nested @Transactional() log that they are ignored.
+              adapter: new TransactionalAdapterPrisma({ prismaInjectionToken: PrismaService }),
             }),
           ],
         }),
