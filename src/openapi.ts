@@ -34,5 +34,7 @@ export function setupSwagger(app: INestApplication): void {
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Workspace Administration API',
+    // Keeps the pasted key across page reloads, and lets an operation be linked to (#/Tag/operationId).
+    swaggerOptions: { persistAuthorization: true, deepLinking: true },
   });
 }

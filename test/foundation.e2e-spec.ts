@@ -197,6 +197,8 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
       expect(operation['x-required-scope']).toBe(Scope.QuotaRead);
       expect(operation.description).toContain(`\`${Scope.QuotaRead}\``);
       expect(document.paths['/healthz']).toBeUndefined();
+      const operationIds = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId));
+      expect(operationIds).toEqual(expect.arrayContaining(['createDepartment', 'updateExpertSuite', 'getMeteringPolicy', 'createUpload', 'getUploadContent']));
     });
   });
 });

@@ -1,6 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { ErrorBodyDto } from '../errors/error-body.dto';
+import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator';
+import { ErrorCode } from '../errors/error-code';
 import type { ScopeName } from './scopes';
 
 export const REQUIRED_SCOPE = 'auth:required-scope';
@@ -18,9 +19,11 @@ export function RequireScope(scope: ScopeName) {
     SetMetadata(REQUIRED_SCOPE, scope),
     ApiBearerAuth(BEARER_SCHEME),
     ApiExtension(REQUIRED_SCOPE_EXTENSION, scope),
-    ApiUnauthorizedResponse({ description: 'Missing, malformed, unknown or revoked API key.', type: ErrorBodyDto }),
-    ApiForbiddenResponse({ description: `The API key lacks the scope \`${scope}\`.`, type: ErrorBodyDto }),
-    ApiTooManyRequestsResponse({ description: 'RATE_LIMITED: the API key spent its requests per minute; see Retry-After.', type: ErrorBodyDto }),
+    ApiErrorResponses(
+      [ErrorCode.UNAUTHENTICATED, 'The Authorization header is missing or malformed, or the API key is unknown or revoked.'],
+      [ErrorCode.INSUFFICIENT_SCOPE, `The API key lacks the scope ${scope}.`],
+      [ErrorCode.RATE_LIMITED, 'The API key spent its requests per minute; retry after Retry-After seconds.'],
+    ),
   );
 }
 

@@ -19,6 +19,7 @@ export class DepartmentsController {
   @RequireScope(Scope.DirectoryManage)
   @Idempotent()
   @ApiOperation({
+    operationId: 'createDepartment',
     summary: 'Create department',
     description:
       'Adds a department to the organization directory. `order` is assigned by the server: the next value after the ' +

@@ -1,9 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireScope, ServesDuringDatabaseOutage } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
 import { Scope } from '../../common/auth/scopes';
-import { ErrorBodyDto } from '../../common/errors/error-body.dto';
+import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
+import { ErrorCode } from '../../common/errors/error-code';
 import { MeteringPolicyDto } from './dto/metering-policy.dto';
 import { MeteringPolicyService } from './metering-policy.service';
 
@@ -16,6 +17,7 @@ export class MeteringPolicyController {
   @RequireScope(Scope.QuotaRead)
   @ServesDuringDatabaseOutage()
   @ApiOperation({
+    operationId: 'getMeteringPolicy',
     summary: 'Read metering policy',
     description:
       "Returns the organization's metering cycle mode and the time of the next usage reset. Answers may come from a " +
@@ -23,10 +25,7 @@ export class MeteringPolicyController {
       'configured age is returned with `data_status: stale` and the time it was read in `data_as_of`.',
   })
   @ApiOkResponse({ type: MeteringPolicyDto })
-  @ApiServiceUnavailableResponse({
-    type: ErrorBodyDto,
-    description: 'SERVICE_UNAVAILABLE: the database is unreachable and no cached policy young enough exists.',
-  })
+  @ApiErrorResponses([ErrorCode.SERVICE_UNAVAILABLE, 'The database is unreachable and no cached policy young enough exists.'])
   read(@CurrentPrincipal() principal: Principal): Promise<MeteringPolicyDto> {
     return this.meteringPolicy.read(principal.organizationId);
   }

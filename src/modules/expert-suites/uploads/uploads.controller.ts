@@ -1,24 +1,21 @@
 import { Body, Controller, Get, Param, Post, Res, StreamableFile, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import {
-  ApiBadRequestResponse,
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiPayloadTooLargeResponse,
   ApiProduces,
   ApiTags,
-  ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public, RequireScope } from '../../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../../common/auth/principal';
 import { Scope } from '../../../common/auth/scopes';
-import { ErrorBodyDto } from '../../../common/errors/error-body.dto';
+import { ApiErrorResponses } from '../../../common/errors/api-error-responses.decorator';
+import { ErrorCode } from '../../../common/errors/error-code';
 import { AcceptsMultipart } from '../../../common/http/json-body.interceptor';
 import { UuidParamPipe } from '../../../common/validation/uuid-param.pipe';
 import { CreateUploadFormDto } from './dto/create-upload.dto';
@@ -30,7 +27,7 @@ import { UploadsService, type ReceivedFile } from './uploads.service';
 // Nothing in an icon may run: no script, no plugin, no navigation, even when opened directly.
 const ICON_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
-@ApiTags('uploads')
+@ApiTags('Uploads')
 @Controller('api/openapi/v1/uploads')
 export class UploadsController {
   constructor(private readonly uploads: UploadsService) {}
@@ -40,6 +37,7 @@ export class UploadsController {
   @AcceptsMultipart()
   @UseInterceptors(MultipartErrorsInterceptor, FileInterceptor('file'))
   @ApiOperation({
+    operationId: 'createUpload',
     summary: 'Upload a resource package or an icon',
     description:
       'Multipart form with `kind` (`package` or `icon`) and the file in the part `file`. A package is a zip ' +
@@ -62,9 +60,11 @@ export class UploadsController {
     },
   })
   @ApiCreatedResponse({ type: UploadDto })
-  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'VALIDATION_FAILED: missing or bad kind, missing file, refused package or icon.' })
-  @ApiPayloadTooLargeResponse({ type: ErrorBodyDto, description: 'PAYLOAD_TOO_LARGE: the file is over the limit of its kind.' })
-  @ApiUnsupportedMediaTypeResponse({ type: ErrorBodyDto, description: 'UNSUPPORTED_MEDIA_TYPE: the body is not multipart/form-data.' })
+  @ApiErrorResponses(
+    [ErrorCode.VALIDATION_FAILED, 'Missing or bad kind, missing file, or a refused package or icon (details.field file, details.reason why).'],
+    [ErrorCode.PAYLOAD_TOO_LARGE, 'The file is over the limit of its kind.'],
+    [ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body is not multipart/form-data.'],
+  )
   create(
     @Body() form: CreateUploadFormDto,
     @UploadedFile() file: ReceivedFile | undefined,
@@ -76,6 +76,7 @@ export class UploadsController {
   @Get(':uploadId/content')
   @Public()
   @ApiOperation({
+    operationId: 'getUploadContent',
     summary: 'Load an uploaded icon',
     description:
       'Public, so that browsers can load a suite\'s icon_url; the address is unguessable (a random uuid). Served ' +
@@ -85,7 +86,10 @@ export class UploadsController {
   @ApiParam({ name: 'uploadId', format: 'uuid' })
   @ApiProduces('image/png', 'image/jpeg', 'image/webp', 'image/svg+xml')
   @ApiOkResponse({ description: 'The icon.', schema: { type: 'string', format: 'binary' } })
-  @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'NOT_FOUND: no icon with this id.' })
+  @ApiErrorResponses(
+    [ErrorCode.VALIDATION_FAILED, 'uploadId is not a uuid.'],
+    [ErrorCode.NOT_FOUND, 'No icon with this id.'],
+  )
   async content(@Param('uploadId', UuidParamPipe) uploadId: string, @Res({ passthrough: true }) response: Response): Promise<StreamableFile> {
     const icon = await this.uploads.iconContent(uploadId);
     response.setHeader('X-Content-Type-Options', 'nosniff');
