@@ -13,6 +13,7 @@ RUN npm run build && npm prune --omit=dev
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000 \
+    LOG_FORMAT=json \
     DATA_DIR=/var/lib/workspace-admin/pglite \
     UPLOAD_DIR=/var/lib/workspace-admin/uploads
 WORKDIR /app

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { LogLevel } from '@nestjs/common';
+import { ConsoleLogger, type LogLevel } from '@nestjs/common';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { accessLogMiddleware } from './common/http/access-log.middleware';
 import { bodyParserErrorsMiddleware } from './common/http/body-parser-errors.middleware';
@@ -18,7 +18,7 @@ export function logLevelsUpTo(level: LogLevelName): LogLevel[] {
 export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
     bodyParser: false,
-    logger: logLevelsUpTo(options.config.LOG_LEVEL),
+    logger: new ConsoleLogger({ logLevels: logLevelsUpTo(options.config.LOG_LEVEL), json: options.config.LOG_FORMAT === 'json' }),
   });
   app.disable('x-powered-by');
   // Before the body parser, so that even a rejected body gets its X-Request-Id.

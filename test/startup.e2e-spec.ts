@@ -87,10 +87,12 @@ describe('start-up on an empty embedded database', () => {
       await database.close();
     }
 
-    const second = await startService(env);
+    const second = await startService({ ...env, LOG_FORMAT: 'json' });
     try {
       expect(second.output()).not.toContain('wsk_');
       expect(second.output()).not.toContain('Applied migrations');
+      const lines = second.output().split('\n').filter((line) => line.trim() !== '');
+      expect(lines.map((line) => JSON.parse(line).level)).toContain('log');
     } finally {
       expect(await stop(second)).toBe('SIGTERM');
     }

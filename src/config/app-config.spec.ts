@@ -18,6 +18,7 @@ describe('loadConfig', () => {
     ['PORT', '70000'],
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['LOG_LEVEL', 'chatty'],
+    ['LOG_FORMAT', 'xml'],
     ['JSON_BODY_LIMIT_BYTES', '12'],
     ['PUBLIC_BASE_URL', 'ftp://example.com'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {

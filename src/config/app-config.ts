@@ -43,6 +43,10 @@ export class AppConfig {
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'log';
 
+  /** `json`: one JSON object per line, for log collectors; `text`: for people. */
+  @IsIn(['text', 'json'])
+  LOG_FORMAT: 'text' | 'json' = 'text';
+
   @Transform(toInt)
   @IsInt()
   @Min(1024)
