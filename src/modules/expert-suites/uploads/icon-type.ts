@@ -6,7 +6,7 @@ export interface IconType {
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
 
-
+// Hand-written for four formats: the usual sniffing library (file-type) is ESM-only and needs Node >= 22.
 /** The image type of an icon, from its bytes (never from its name or the declared type). */
 export function detectIconType(bytes: Buffer): IconType | null {
   if (bytes.subarray(0, PNG.length).equals(PNG)) return { contentType: 'image/png', extension: 'png' };
