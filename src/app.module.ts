@@ -8,6 +8,7 @@ import { ClockModule } from './common/clock';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
+import { PeriodicJobsModule } from './common/scheduling/periodic-jobs';
 import { validationExceptionFactory } from './common/validation/validation-exception.factory';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -35,6 +36,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         ClockModule,
+        PeriodicJobsModule,
         DatabaseModule.forRoot(database),
         ClsModule.forRoot({
           global: true,

@@ -68,6 +68,12 @@ export class AppConfig {
   @Min(1)
   UPLOAD_TTL_SECONDS = 24 * 60 * 60;
 
+  /** How often each instance removes expired uploads nothing needs any more; 0 turns the purge off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  UPLOAD_PURGE_INTERVAL_SECONDS = 15 * 60;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -1,5 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { PeriodicJobs } from '../scheduling/periodic-jobs';
 import { IdempotencyStore } from './idempotency.store';
 
 /**
@@ -8,34 +9,23 @@ import { IdempotencyStore } from './idempotency.store';
  * again is also deleted at once, by the lookup (IdempotencyStore.findLive).
  */
 @Injectable()
-export class IdempotencyPurger implements OnApplicationBootstrap, OnApplicationShutdown {
+export class IdempotencyPurger implements OnApplicationBootstrap {
   private readonly logger = new Logger('Idempotency');
-  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly store: IdempotencyStore,
     private readonly config: AppConfig,
+    private readonly jobs: PeriodicJobs,
   ) {}
 
   onApplicationBootstrap(): void {
-    const seconds = this.config.IDEMPOTENCY_PURGE_INTERVAL_SECONDS;
-    if (seconds === 0) return;
-    this.timer = setInterval(() => void this.purge(), seconds * 1000);
-    this.timer.unref();
+    this.jobs.every('idempotency-purge', this.config.IDEMPOTENCY_PURGE_INTERVAL_SECONDS, () => this.purge());
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-  }
-
+  /** Deletes every expired record now; returns how many. */
   async purge(): Promise<number> {
-    try {
-      const deleted = await this.store.purgeExpired();
-      if (deleted > 0) this.logger.log(`Purged ${deleted} expired idempotency records`);
-      return deleted;
-    } catch (error) {
-      this.logger.warn(`Purging expired idempotency records failed: ${(error as Error).message}`);
-      return 0;
-    }
+    const deleted = await this.store.purgeExpired();
+    if (deleted > 0) this.logger.log(`Purged ${deleted} expired idempotency records`);
+    return deleted;
   }
 }

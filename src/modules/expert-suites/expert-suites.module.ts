@@ -6,6 +6,7 @@ import { ExpertSuitesService } from './expert-suites.service';
 import { LocalDiskUploadStorage } from './uploads/local-disk-upload-storage';
 import { largestUploadBytes } from './uploads/multipart-errors.interceptor';
 import { UploadLookupService } from './uploads/upload-lookup.service';
+import { UploadPurger } from './uploads/upload-purger';
 import { UploadStorage } from './uploads/upload-storage';
 import { UploadsController } from './uploads/uploads.controller';
 import { UploadsService } from './uploads/uploads.service';
@@ -25,6 +26,7 @@ import { UploadsService } from './uploads/uploads.service';
     ExpertSuitesService,
     UploadsService,
     UploadLookupService,
+    UploadPurger,
     { provide: UploadStorage, inject: [AppConfig], useFactory: (config: AppConfig) => new LocalDiskUploadStorage(config.UPLOAD_DIR) },
   ],
 })

@@ -14,8 +14,18 @@ import type { UploadKind } from './upload-kind';
 export class UploadLookupService {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterPrisma>) {}
 
+  /**
+   * The upload, locked FOR SHARE until the caller's transaction ends. That lock is this side of the
+   * purge's protocol (UploadPurger): the purge deletes only rows it could lock FOR UPDATE SKIP LOCKED,
+   * so it skips an upload a PATCH is applying, and by its next run the suite's icon_upload_id is
+   * committed and keeps the icon. When the purge locked the row first, this waits for it and then
+   * finds no row (not found) or the row it left alone. Either way no suite points at a deleted icon.
+   */
   async findUsable(organizationId: string, uploadId: string, kind: UploadKind, field: string, now: Date): Promise<Upload> {
-    const upload = await this.txHost.tx.upload.findFirst({ where: { id: uploadId, organizationId } });
+    const tx = this.txHost.tx;
+    const locked = await tx.$queryRaw<Array<{ id: string }>>`
+      SELECT id FROM uploads WHERE id = ${uploadId}::uuid AND organization_id = ${organizationId}::uuid FOR SHARE`;
+    const upload = locked.length === 0 ? null : await tx.upload.findUnique({ where: { id: uploadId } });
     if (!upload) {
       throw new AppError(ErrorCode.UPLOAD_NOT_FOUND, `${field}: no upload with this id exists for the organization.`, {
         field,

@@ -33,6 +33,11 @@ export class UploadDto {
   package: UploadedPackageDto | null;
   @ApiProperty({ format: 'date-time' })
   created_at: string;
-  @ApiProperty({ format: 'date-time', description: 'After this time the upload can no longer be named in a PATCH (422 UPLOAD_NOT_USABLE).' })
+  @ApiProperty({
+    format: 'date-time',
+    description:
+      'After this time the upload can no longer be named in a PATCH (422 UPLOAD_NOT_USABLE), and it is soon removed ' +
+      '(then 422 UPLOAD_NOT_FOUND) unless it is an icon a suite uses: such an icon stays served while it is used.',
+  })
   expires_at: string;
 }

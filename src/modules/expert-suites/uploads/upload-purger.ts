@@ -1,0 +1,90 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Clock } from '../../../common/clock';
+import { PeriodicJobs } from '../../../common/scheduling/periodic-jobs';
+import { AppConfig } from '../../../config/app-config';
+import { PrismaService } from '../../../database/prisma.service';
+import { Prisma } from '../../../generated/prisma/client';
+import { UploadStorage } from './upload-storage';
+
+const BATCH_SIZE = 500;
+
+/**
+ * Expired uploads nothing needs: every package (applying one copies its contents into the suite,
+ * so the suite never reads the upload again) and every icon no suite names in icon_upload_id (an
+ * icon in use is served for as long as it is used).
+ */
+const NOT_NEEDED = Prisma.sql`(u.kind = 'package' OR NOT EXISTS (SELECT 1 FROM expert_suites s WHERE s.icon_upload_id = u.id))`;
+
+/**
+ * Removes expired uploads nothing needs, every UPLOAD_PURGE_INTERVAL_SECONDS (0: never) in every
+ * instance: first the row, in a short transaction per batch, then, once that has committed, the bytes.
+ * A crash between the two leaves the bytes as an orphan file that nothing points at; that is
+ * accepted (it is never served, and costs only disk space).
+ */
+@Injectable()
+export class UploadPurger implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Uploads');
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly storage: UploadStorage,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    private readonly jobs: PeriodicJobs,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.jobs.every('upload-purge', this.config.UPLOAD_PURGE_INTERVAL_SECONDS, () => this.purge());
+  }
+
+  /** Removes every upload that is expired and not needed now, `batchSize` at a time; returns how many. */
+  async purge(batchSize = BATCH_SIZE): Promise<number> {
+    const now = this.clock.now();
+    let removed = 0;
+    for (;;) {
+      const { selected, storageKeys } = await this.deleteBatch(now, batchSize);
+      await this.deleteBytes(storageKeys);
+      removed += storageKeys.length;
+      if (selected < batchSize) break;
+    }
+    if (removed > 0) this.logger.log(`Purged ${removed} expired uploads`);
+    return removed;
+  }
+
+  /**
+   * Deletes one batch of rows and returns their storage keys.
+   *
+   * The candidates are locked FOR UPDATE SKIP LOCKED: instances purging at once take disjoint rows
+   * and never wait on each other, and an upload a PATCH holds FOR SHARE (UploadLookupService) is
+   * skipped until a later run. "Not needed" is then checked again by the DELETE, a later statement
+   * than the locking SELECT: in READ COMMITTED it sees everything committed before the locks were
+   * taken. Checking it only in the locking statement would not do: that statement's snapshot is
+   * older than its locks, so a PATCH that committed an icon_upload_id in between would go unseen.
+   * A PATCH that comes after the locks waits for this transaction (see findUsable).
+   */
+  private deleteBatch(now: Date, batchSize: number): Promise<{ selected: number; storageKeys: string[] }> {
+    return this.prisma.$transaction(async (tx) => {
+      const candidates = await tx.$queryRaw<Array<{ id: string }>>`
+        SELECT u.id FROM uploads u
+        WHERE u.expires_at <= ${now} AND ${NOT_NEEDED}
+        ORDER BY u.expires_at LIMIT ${batchSize}
+        FOR UPDATE OF u SKIP LOCKED`;
+      if (candidates.length === 0) return { selected: 0, storageKeys: [] };
+      const ids = Prisma.join(candidates.map(({ id }) => Prisma.sql`${id}::uuid`));
+      const deleted = await tx.$queryRaw<Array<{ storage_key: string }>>`
+        DELETE FROM uploads u WHERE u.id IN (${ids}) AND ${NOT_NEEDED}
+        RETURNING u.storage_key`;
+      return { selected: candidates.length, storageKeys: deleted.map((row) => row.storage_key) };
+    });
+  }
+
+  private async deleteBytes(storageKeys: string[]): Promise<void> {
+    for (const key of storageKeys) {
+      try {
+        await this.storage.delete(key);
+      } catch (error) {
+        this.logger.warn(`The bytes of a purged upload (${key}) could not be deleted and are left as an orphan: ${(error as Error).message}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { AdminService } from '../src/admin/admin.service';
+import { Clock } from '../src/common/clock';
+import type { Database } from '../src/database/database';
+import { UploadPurger } from '../src/modules/expert-suites/uploads/upload-purger';
+import { UploadStorage } from '../src/modules/expert-suites/uploads/upload-storage';
+import { expectErrorBody } from './support/error-body';
+import { createTenant, openTestDatabase, startTestApp, testDatabaseUrl, type TestApp, type TestTenant } from './support/test-app';
+import { buildZip, packageEntries } from './support/zip-builder';
+
+const UPLOADS = '/api/openapi/v1/uploads';
+const contentPath = (uploadId: string) => `${UPLOADS}/${uploadId}/content`;
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
+describe('purging expired uploads', () => {
+  let database: Database;
+  let testApp: TestApp;
+  let admin: AdminService;
+  let tenant: TestTenant;
+  let uploadDir: string;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    uploadDir = mkdtempSync(join(tmpdir(), 'wsa-upload-purge-'));
+    testApp = await startTestApp(database, { UPLOAD_DIR: uploadDir });
+    admin = new AdminService(database.prisma);
+    tenant = await createTenant(database);
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await database.close();
+  });
+
+  const purge = (app = testApp, batchSize?: number) => app.app.get(UploadPurger).purge(batchSize);
+  const newSuite = () => admin.createExpertSuite(tenant.organizationId, `suite-${randomUUID().slice(0, 8)}`);
+  const patch = (suiteId: string, body: object, app = testApp) =>
+    app.http().patch(`/api/openapi/v1/expert-suites/${suiteId}`).set('Authorization', tenant.bearer).send(body);
+
+  /** Uploads a file and returns its id and where its bytes are stored. */
+  async function upload(kind: 'package' | 'icon'): Promise<{ id: string; file: string }> {
+    const file = kind === 'icon' ? PNG : await buildZip(packageEntries());
+    const response = await testApp.http().post(UPLOADS).set('Authorization', tenant.bearer).field('kind', kind).attach('file', file, `f.${kind === 'icon' ? 'png' : 'zip'}`);
+    expect(response.status).toBe(201);
+    const row = await database.prisma.upload.findUniqueOrThrow({ where: { id: response.body.upload_id } });
+    return { id: row.id, file: join(uploadDir, row.storageKey) };
+  }
+
+  const expire = (...ids: string[]) => database.prisma.upload.updateMany({ where: { id: { in: ids } }, data: { expiresAt: new Date(Date.now() - 1000) } });
+  const exists = async (upload: { id: string; file: string }) => ({
+    row: (await database.prisma.upload.count({ where: { id: upload.id } })) === 1,
+    bytes: existsSync(upload.file),
+  });
+
+  it('removes an expired package, row and bytes, and keeps an unexpired one; a suite keeps what the package gave it', async () => {
+    const expired = await upload('package');
+    const live = await upload('package');
+    const suite = await newSuite();
+    await patch(suite.id, { upload_id: expired.id }).expect(200);
+    await expire(expired.id);
+
+    expect(await purge()).toBeGreaterThanOrEqual(1);
+
+    expect(await exists(expired)).toEqual({ row: false, bytes: false });
+    expect(await exists(live)).toEqual({ row: true, bytes: true });
+    const applied = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
+    expect(applied).toMatchObject({ hasPackage: true, version: '2.1.0', commandCount: 2n, skillCount: 1n, readmeContent: '# Code Review\nUse /review.' });
+    const again = await patch(suite.id, { upload_id: expired.id });
+    expectErrorBody(again, 422, 'UPLOAD_NOT_FOUND', 'unprocessable_entity');
+  });
+
+  it('keeps an expired icon a suite uses, still served, and removes expired icons no suite uses any more', async () => {
+    const inUse = await upload('icon');
+    const dropped = await upload('icon');
+    const neverUsed = await upload('icon');
+    const [keeping, switching] = [await newSuite(), await newSuite()];
+    await patch(keeping.id, { icon_upload_id: inUse.id }).expect(200);
+    await patch(switching.id, { icon_upload_id: dropped.id }).expect(200);
+    await patch(switching.id, { icon_url: 'https://cdn.example.com/icon.png' }).expect(200);
+    await expire(inUse.id, dropped.id, neverUsed.id);
+
+    expect(await purge()).toBeGreaterThanOrEqual(2);
+
+    expect(await exists(inUse)).toEqual({ row: true, bytes: true });
+    await testApp.http().get(contentPath(inUse.id)).expect(200);
+    for (const gone of [dropped, neverUsed]) {
+      expect(await exists(gone)).toEqual({ row: false, bytes: false });
+      expectErrorBody(await testApp.http().get(contentPath(gone.id)), 404, 'NOT_FOUND', 'not_found');
+    }
+  });
+
+  it('lets two instances purge at once, in batches, without removing any upload twice', async () => {
+    const other = await startTestApp(database, { UPLOAD_DIR: uploadDir });
+    try {
+      const uploads = await Promise.all(Array.from({ length: 12 }, () => upload('icon')));
+      await expire(...uploads.map(({ id }) => id));
+      const deletedKeys: string[] = [];
+      for (const app of [testApp, other]) {
+        const storage = app.app.get(UploadStorage);
+        const original = storage.delete.bind(storage);
+        jest.spyOn(storage, 'delete').mockImplementation((key: string) => {
+          deletedKeys.push(key);
+          return original(key);
+        });
+      }
+
+      await Promise.all([purge(testApp, 5), purge(other, 5), purge(testApp, 5), purge(other, 5)]);
+
+      for (const upload of uploads) {
+        expect(await exists(upload)).toEqual({ row: false, bytes: false });
+        expect(deletedKeys.filter((key) => key.endsWith(upload.id))).toHaveLength(1);
+      }
+    } finally {
+      jest.restoreAllMocks();
+      await other.close();
+    }
+  });
+
+  // These two hold a row lock in a transaction of the test while a PATCH waits on it: PGlite has one
+  // connection and runs one transaction at a time, so the interleavings exist only on PostgreSQL.
+  const itOnPostgres = testDatabaseUrl() ? it : it.skip;
+
+  /** Resolves once some session of the database waits for a lock (the PATCH queued behind the test). */
+  async function untilAPatchWaits(): Promise<void> {
+    for (let attempt = 0; attempt < 250; attempt++) {
+      const [{ waiting }] = await database.prisma.$queryRaw<[{ waiting: number }]>`
+        SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      if (waiting > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('The PATCH never waited for the lock the test holds');
+  }
+
+  const danglingIcons = () => database.prisma.$queryRaw<Array<{ id: string }>>`
+    SELECT s.id FROM expert_suites s
+    WHERE s.organization_id = ${tenant.organizationId}::uuid AND s.icon_upload_id IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM uploads u WHERE u.id = s.icon_upload_id)`;
+
+  itOnPostgres('skips an icon a PATCH is applying at that moment, and keeps it once the PATCH has committed', async () => {
+    // The purging instance's clock is two minutes ahead: it sees the icon (expiring in one minute) as
+    // expired while the PATCH still accepts it.
+    const purger = await startTestApp(database, { UPLOAD_DIR: uploadDir });
+    try {
+      jest.spyOn(purger.app.get(Clock), 'now').mockReturnValue(new Date(Date.now() + 120_000));
+      const icon = await upload('icon');
+      await database.prisma.upload.update({ where: { id: icon.id }, data: { expiresAt: new Date(Date.now() + 60_000) } });
+      const suite = await newSuite();
+      const category = await admin.createCategory(tenant.organizationId, `category-${randomUUID().slice(0, 8)}`);
+      let patched: Promise<Awaited<ReturnType<typeof patch>>> | undefined;
+      await database.prisma.$transaction(async (tx) => {
+        // The PATCH also changes the category, so it stops at the market item row held here: after it
+        // has read the icon and written icon_upload_id, before it commits.
+        await tx.$queryRaw`SELECT id FROM market_items WHERE suite_id = ${suite.id}::uuid FOR UPDATE`;
+        patched = patch(suite.id, { icon_upload_id: icon.id, category_id: category.id }).then((response) => response);
+        await untilAPatchWaits();
+        await purge(purger);
+        expect(await exists(icon)).toEqual({ row: true, bytes: true });
+      });
+      expect((await patched!).status).toBe(200);
+      await purge(purger);
+      expect(await exists(icon)).toEqual({ row: true, bytes: true });
+      await testApp.http().get(contentPath(icon.id)).expect(200);
+      expect(await danglingIcons()).toEqual([]);
+    } finally {
+      jest.restoreAllMocks();
+      await purger.close();
+    }
+  });
+
+  itOnPostgres('makes a PATCH naming an icon the purge holds wait, and answers UPLOAD_NOT_FOUND once it is deleted', async () => {
+    const icon = await upload('icon');
+    const suite = await newSuite();
+    let patched: Promise<Awaited<ReturnType<typeof patch>>> | undefined;
+    // Stands in for the purge's transaction between its two statements (UploadPurger.deleteBatch).
+    await database.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT id FROM uploads WHERE id = ${icon.id}::uuid FOR UPDATE SKIP LOCKED`;
+      patched = patch(suite.id, { icon_upload_id: icon.id }).then((response) => response);
+      await untilAPatchWaits();
+      await tx.$executeRaw`DELETE FROM uploads u WHERE u.id = ${icon.id}::uuid AND NOT EXISTS (SELECT 1 FROM expert_suites s WHERE s.icon_upload_id = u.id)`;
+    });
+    expectErrorBody(await patched!, 422, 'UPLOAD_NOT_FOUND', 'unprocessable_entity');
+    expect(await danglingIcons()).toEqual([]);
+  });
+
+  it('schedules both purges with the configured interval and none when it is 0', async () => {
+    expect(testApp.app.get(SchedulerRegistry).getIntervals().sort()).toEqual(['idempotency-purge', 'upload-purge']);
+    const off = await startTestApp(database, { UPLOAD_PURGE_INTERVAL_SECONDS: 0, IDEMPOTENCY_PURGE_INTERVAL_SECONDS: 0 });
+    try {
+      expect(off.app.get(SchedulerRegistry).getIntervals()).toEqual([]);
+    } finally {
+      await off.close();
+    }
+  });
+});
