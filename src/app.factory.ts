@@ -10,7 +10,7 @@ import { setupSwagger } from './openapi';
 
 const LEVELS: LogLevelName[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
-export function logLevelsUpTo(level: LogLevelName): LogLevel[] {
+function logLevelsUpTo(level: LogLevelName): LogLevel[] {
   return LEVELS.slice(0, LEVELS.indexOf(level) + 1);
 }
 

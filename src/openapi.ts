@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { BEARER_SCHEME, REQUIRED_SCOPE_EXTENSION } from './common/auth/auth.decorators';
 
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Workspace Administration API')
     .setDescription(

@@ -3,7 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { Database, openDatabase } from './database';
 import { PrismaService } from './prisma.service';
 
-export const DATABASE = Symbol('DATABASE');
+const DATABASE = Symbol('DATABASE');
 const OWNS_DATABASE = Symbol('OWNS_DATABASE');
 
 class DatabaseLifecycle implements OnApplicationShutdown {
@@ -37,7 +37,7 @@ export class DatabaseModule {
         { provide: PrismaService, inject: [DATABASE], useFactory: (db: Database) => db.prisma },
         DatabaseLifecycle,
       ],
-      exports: [DATABASE, PrismaService],
+      exports: [PrismaService],
     };
   }
 }

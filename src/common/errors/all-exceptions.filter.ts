@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { REQUEST_ID_HEADER } from '../http/request-id.middleware';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { AppError } from './app-error';
 import { ErrorCode, errorTypeForStatus } from './error-code';
@@ -36,7 +37,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
     if (appError.status >= 500 && appError.code === ErrorCode.INTERNAL_ERROR) {
       this.logger.error(
-        `${request.method} ${request.path} failed (request ${String(response.getHeader('X-Request-Id') ?? '-')})`,
+        `${request.method} ${request.path} failed (request ${String(response.getHeader(REQUEST_ID_HEADER) ?? '-')})`,
         exception instanceof Error ? exception.stack : String(exception),
       );
     }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { REQUEST_ID_HEADER } from './request-id.middleware';
 
 const logger = new Logger('HTTP');
 
@@ -11,7 +12,7 @@ export function accessLogMiddleware(request: Request, response: Response, next: 
   const started = process.hrtime.bigint();
   response.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    logger.log(`${request.method} ${request.path} ${response.statusCode} ${ms.toFixed(1)}ms request_id=${String(response.getHeader('X-Request-Id'))}`);
+    logger.log(`${request.method} ${request.path} ${response.statusCode} ${ms.toFixed(1)}ms request_id=${String(response.getHeader(REQUEST_ID_HEADER))}`);
   });
   next();
 }

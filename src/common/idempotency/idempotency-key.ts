@@ -4,7 +4,7 @@ import { ErrorCode } from '../errors/error-code';
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
 /** 1 to 255 printable ASCII characters (space to tilde). */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
+const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 
 /** The request's Idempotency-Key, or the contract's 400 when it is absent or malformed. */
 export function readIdempotencyKey(header: string | string[] | undefined): string {

@@ -11,7 +11,7 @@ export function codePointLength(value: string): number {
   return count;
 }
 
-export function truncateCodePoints(value: string, max: number): string {
+function truncateCodePoints(value: string, max: number): string {
   return Array.from(value).slice(0, max).join('');
 }
 

@@ -18,9 +18,9 @@ import { IsInt64, MaxCodePoints, NotBlank, Required } from '../../../common/vali
 import { SUITE_STATUSES, type SuiteStatus } from '../suite-status';
 
 /** Client type names: short, lower-case (e.g. `web`, `desktop`, `vscode-plugin`). */
-export const CLIENT_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
-export const MAX_CLIENTS = 32;
-export const MAX_CONNECTOR_REFS = 200;
+const CLIENT_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+const MAX_CLIENTS = 32;
+const MAX_CONNECTOR_REFS = 200;
 
 /** The field may be left out, but not sent as null (null is not a value of its type). */
 const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);

@@ -5,7 +5,7 @@ import { codePointLength } from '../../../common/validation/field-rules';
 import type { PackageConnectorRef, PackageContents, PackageDocument } from './package-contents';
 
 /** Limits a package must keep; see docs/uploads.md. */
-export const PACKAGE_LIMITS = {
+const PACKAGE_LIMITS = {
   maxEntries: 1000,
   /** Sum of the actual decompressed bytes of every entry. */
   maxUncompressedBytes: 64 * 1024 * 1024,
