@@ -10,11 +10,11 @@ import { UploadPurger } from '../src/modules/expert-suites/uploads/upload-purger
 import { UploadStorage } from '../src/modules/expert-suites/uploads/upload-storage';
 import { expectErrorBody } from './support/error-body';
 import { createTenant, openTestDatabase, startTestApp, testDatabaseUrl, type TestApp, type TestTenant } from './support/test-app';
+import { ONE_PIXEL_PNG as PNG } from './support/images';
 import { buildZip, packageEntries } from './support/zip-builder';
 
 const UPLOADS = '/api/openapi/v1/uploads';
 const contentPath = (uploadId: string) => `${UPLOADS}/${uploadId}/content`;
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
 describe('purging expired uploads', () => {
   let database: Database;

@@ -7,11 +7,11 @@ import { Scope } from '../src/common/auth/scopes';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { createApiKey, createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { ONE_PIXEL_PNG as PNG } from './support/images';
 import { buildZip, packageEntries, renameEntry, understateSizes, type ZipEntry } from './support/zip-builder';
 
 const UPLOADS = '/api/openapi/v1/uploads';
 const suitePath = (id: string) => `/api/openapi/v1/expert-suites/${id}`;
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 const SVG = Buffer.from('<?xml version="1.0"?>\n<!-- icon -->\n<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><script>alert(1)</script><rect width="8" height="8"/></svg>');
 const ICON_LIMIT = 4096;
 
