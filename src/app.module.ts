@@ -40,7 +40,9 @@ export class AppModule {
         DatabaseModule.forRoot(database),
         ClsModule.forRoot({
           global: true,
-          middleware: { mount: true },
+          // No per-request middleware: a context is opened only where a transaction needs one
+          // (TransactionHost.withTransaction and @Transactional open it themselves).
+          middleware: { mount: false },
           plugins: [
             new ClsPluginTransactional({
               imports: [DatabaseModule],

@@ -353,6 +353,19 @@ describe('POST /api/openapi/v1/departments', () => {
       expect(await departmentsOf(tenant)).toHaveLength(1);
     });
 
+    it('20 concurrent retries of a completed request are all replayed: none waits for or fails on the key', async () => {
+      const tenant = await createTenant(database);
+      const key = newKey();
+      const first = await create(tenant, { name: 'Done', external_id: 'done' }, key).expect(201);
+      const retries = await spread(20, (via) => create(tenant, { external_id: 'done', name: 'Done' }, key, via));
+      for (const retry of retries) {
+        expect(retry.status).toBe(201);
+        expect(retry.headers['idempotent-replayed']).toBe('true');
+        expect(retry.text).toBe(first.text);
+      }
+      expect(await departmentsOf(tenant)).toHaveLength(1);
+    });
+
     it('20 requests with different keys and one name create one department; the others get 409 DEPARTMENT_NAME_CONFLICT', async () => {
       const tenant = await createTenant(database);
       const responses = await spread(20, (via, index) => create(tenant, { name: index % 2 ? 'Same Name' : 'same name' }, newKey(), via));

@@ -1,13 +1,22 @@
 import { Prisma } from '../generated/prisma/client';
 
-/** A unique constraint refused the write; `target` names the constraint or columns where known. */
-export function isUniqueViolation(error: unknown): error is Prisma.PrismaClientKnownRequestError {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
-}
-
 interface DriverAdapterCause {
+  kind?: string;
   originalMessage?: string;
   constraint?: { index?: string };
+}
+
+function driverAdapterCause(error: Prisma.PrismaClientKnownRequestError): DriverAdapterCause | undefined {
+  return (error.meta?.driverAdapterError as { cause?: DriverAdapterCause } | undefined)?.cause;
+}
+
+/**
+ * A unique constraint refused the write: P2002 from a model query, or P2010 (raw query failed)
+ * whose driver adapter error says so, from `$queryRaw` / `$executeRaw`.
+ */
+export function isUniqueViolation(error: unknown): error is Prisma.PrismaClientKnownRequestError {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  return error.code === 'P2002' || (error.code === 'P2010' && driverAdapterCause(error)?.kind === 'UniqueConstraintViolation');
 }
 
 /**
@@ -16,6 +25,6 @@ interface DriverAdapterCause {
  * from the database's own message there.
  */
 export function violatedConstraint(error: Prisma.PrismaClientKnownRequestError): string | undefined {
-  const cause = (error.meta?.driverAdapterError as { cause?: DriverAdapterCause } | undefined)?.cause;
+  const cause = driverAdapterCause(error);
   return cause?.constraint?.index ?? /constraint "([^"]+)"/.exec(cause?.originalMessage ?? '')?.[1];
 }

@@ -6,7 +6,7 @@ import { IdempotencyStore } from './idempotency.store';
 /**
  * Deletes expired idempotency records every IDEMPOTENCY_PURGE_INTERVAL_SECONDS (0: never) in
  * every instance; instances skip each other's rows. An expired record of a key that is used
- * again is also deleted at once, by the lookup (IdempotencyStore.findLive).
+ * again is replaced at once (IdempotencyStore.save).
  */
 @Injectable()
 export class IdempotencyPurger implements OnApplicationBootstrap {

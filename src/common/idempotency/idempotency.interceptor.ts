@@ -7,7 +7,7 @@ import { principalOf, type AuthenticatedRequest } from '../auth/principal';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './idempotency-key';
-import { IdempotencyStore } from './idempotency.store';
+import { IdempotencyStore, type StoredResponse } from './idempotency.store';
 import { requestFingerprint } from './request-fingerprint';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -19,11 +19,15 @@ interface Outcome {
   replayed: boolean;
 }
 
+/** Thrown inside the transaction to roll back a write whose key another request stored first. */
+class KeyStoredMeanwhile extends Error {}
+
 /**
  * Makes a write happen at most once per (API key, Idempotency-Key). One transaction holds the
- * key's advisory lock, the handler's writes and the stored response, so the response is stored
- * exactly when the write commits, and a failure (which rolls back) leaves nothing behind.
- * The success body is sent as the very text that is stored, so a replay is byte-identical.
+ * key's claim (its advisory lock), the handler's writes and the stored response, so the response
+ * is stored exactly when the write commits, and a failure (which rolls back) leaves nothing behind.
+ * A completed key is replayed without taking the lock. The success body is sent as the very text
+ * that is stored, so a replay is byte-identical.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -40,34 +44,43 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const { apiKeyId } = principalOf(request);
     const fingerprint = requestFingerprint(request);
 
-    const outcome = await this.txHost.withTransaction(async (): Promise<Outcome> => {
-      if (!(await this.store.tryLock(apiKeyId, key))) {
-        throw new AppError(
-          ErrorCode.IDEMPOTENCY_REQUEST_IN_PROGRESS,
-          'A request with this Idempotency-Key is still being processed; retry after it completes.',
-          undefined,
-          { 'Retry-After': RETRY_AFTER_SECONDS },
-        );
-      }
+    let outcome: Outcome;
+    try {
+      outcome = await this.txHost.withTransaction(async (): Promise<Outcome> => {
+        const claim = await this.store.claim(apiKeyId, key);
+        if (claim.kind === 'in-progress') throw requestInProgress();
+        if (claim.kind === 'stored') return replay(claim.response, fingerprint);
+        const result: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
+        const created = { fingerprint, statusCode: response.statusCode, responseBody: result === undefined ? '' : JSON.stringify(result) };
+        if (!(await this.store.save(apiKeyId, key, created))) throw new KeyStoredMeanwhile();
+        return { ...created, replayed: false };
+      });
+    } catch (error) {
+      if (!(error instanceof KeyStoredMeanwhile)) throw error;
       const stored = await this.store.findLive(apiKeyId, key);
-      if (stored) {
-        if (stored.fingerprint !== fingerprint) {
-          throw new AppError(
-            ErrorCode.IDEMPOTENCY_KEY_REUSED,
-            'This Idempotency-Key was already used with a different request (method, path or body).',
-          );
-        }
-        return { ...stored, replayed: true };
-      }
-      const result: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
-      const created = { fingerprint, statusCode: response.statusCode, responseBody: result === undefined ? '' : JSON.stringify(result) };
-      await this.store.save(apiKeyId, key, created);
-      return { ...created, replayed: false };
-    });
+      if (!stored) throw requestInProgress();
+      outcome = replay(stored, fingerprint);
+    }
 
     response.status(outcome.statusCode);
     response.type('application/json');
     if (outcome.replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
     return of(outcome.responseBody);
   }
+}
+
+function replay(stored: StoredResponse, fingerprint: string): Outcome {
+  if (stored.fingerprint !== fingerprint) {
+    throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was already used with a different request (method, path or body).');
+  }
+  return { statusCode: stored.statusCode, responseBody: stored.responseBody, replayed: true };
+}
+
+function requestInProgress(): AppError {
+  return new AppError(
+    ErrorCode.IDEMPOTENCY_REQUEST_IN_PROGRESS,
+    'A request with this Idempotency-Key is still being processed; retry after it completes.',
+    undefined,
+    { 'Retry-After': RETRY_AFTER_SECONDS },
+  );
 }

@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../database/prisma.service';
+import { Clock } from '../clock';
 
 export interface StoredResponse {
   fingerprint: string;
@@ -15,9 +16,12 @@ export function idempotencyLockName(apiKeyId: string, key: string): string {
   return `idempotency:${apiKeyId}:${key}`;
 }
 
+/** What a claim found: the live stored response, or the key's lock (or neither: in flight elsewhere). */
+export type Claim = { kind: 'stored'; response: StoredResponse } | { kind: 'claimed' } | { kind: 'in-progress' };
+
 /**
- * Idempotency records in the database. Every method except purgeExpired runs in the caller's
- * transaction (txHost.tx), so that the record commits or rolls back with the write it describes.
+ * Idempotency records in the database. `claim` and `save` run in the caller's transaction
+ * (txHost.tx), so that the record commits or rolls back with the write it describes.
  */
 @Injectable()
 export class IdempotencyStore {
@@ -25,32 +29,59 @@ export class IdempotencyStore {
     private readonly txHost: TransactionHost<TransactionalAdapterPrisma>,
     private readonly prisma: PrismaService,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   /**
-   * Takes the key's transaction-scoped advisory lock without waiting; false when another
-   * transaction (in any instance sharing the database) holds it. Released at commit or rollback.
+   * One statement: the live record of the key if there is one (a replay takes no lock, so
+   * concurrent replays never queue behind each other); otherwise the key's transaction-scoped
+   * advisory lock, taken without waiting. The lock, not an inserted placeholder row, marks the
+   * key as in flight: a concurrent insert of the same key would wait on an uncommitted row
+   * instead of answering 409 at once.
    */
-  async tryLock(apiKeyId: string, key: string): Promise<boolean> {
-    const rows = await this.txHost.tx.$queryRaw<Array<{ locked: boolean }>>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(${idempotencyLockName(apiKeyId, key)}, 0)) AS locked`;
-    return rows[0]?.locked === true;
+  async claim(apiKeyId: string, key: string): Promise<Claim> {
+    const rows = await this.txHost.tx.$queryRaw<Array<StoredResponse & { locked: boolean | null }>>`
+      WITH live AS (
+        SELECT fingerprint, status_code AS "statusCode", response_body AS "responseBody"
+        FROM idempotency_records
+        WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND expires_at > ${this.clock.now()})
+      SELECT fingerprint, "statusCode", "responseBody", NULL::boolean AS locked FROM live
+      UNION ALL
+      SELECT NULL, NULL, NULL, pg_try_advisory_xact_lock(hashtextextended(${idempotencyLockName(apiKeyId, key)}, 0))
+      WHERE NOT EXISTS (SELECT 1 FROM live)`;
+    const row = rows[0];
+    if (row.locked === null) return { kind: 'stored', response: { fingerprint: row.fingerprint, statusCode: row.statusCode, responseBody: row.responseBody } };
+    return row.locked ? { kind: 'claimed' } : { kind: 'in-progress' };
   }
 
-  /** The live record of the key; an expired one is deleted here so that the key can be used anew. */
+  /**
+   * The live record of the key, read without a lock: for the rare request that claimed the key
+   * just as another one committed its record (see `save`).
+   */
   async findLive(apiKeyId: string, key: string): Promise<StoredResponse | undefined> {
-    const record = await this.txHost.tx.idempotencyRecord.findUnique({ where: { apiKeyId_key: { apiKeyId, key } } });
-    if (!record) return undefined;
-    if (record.expiresAt.getTime() <= Date.now()) {
-      await this.txHost.tx.idempotencyRecord.delete({ where: { id: record.id } });
-      return undefined;
-    }
-    return record;
+    const rows = await this.prisma.$queryRaw<StoredResponse[]>`
+      SELECT fingerprint, status_code AS "statusCode", response_body AS "responseBody"
+      FROM idempotency_records
+      WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND expires_at > ${this.clock.now()}`;
+    return rows[0];
   }
 
-  async save(apiKeyId: string, key: string, response: StoredResponse): Promise<void> {
-    const expiresAt = new Date(Date.now() + this.config.IDEMPOTENCY_TTL_SECONDS * 1000);
-    await this.txHost.tx.idempotencyRecord.create({ data: { apiKeyId, key, ...response, expiresAt } });
+  /**
+   * Stores the response of a claimed key, replacing an expired record of the same key. False when
+   * a live record is already there: another request committed it between this one's claim
+   * statement taking its snapshot and taking the lock, so this request's write must be undone.
+   */
+  async save(apiKeyId: string, key: string, response: StoredResponse): Promise<boolean> {
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.config.IDEMPOTENCY_TTL_SECONDS * 1000);
+    const written = await this.txHost.tx.$executeRaw`
+      INSERT INTO idempotency_records (id, api_key_id, key, fingerprint, status_code, response_body, created_at, expires_at)
+      VALUES (gen_random_uuid(), ${apiKeyId}::uuid, ${key}, ${response.fingerprint}, ${response.statusCode}, ${response.responseBody}, ${now}, ${expiresAt})
+      ON CONFLICT (api_key_id, key) DO UPDATE
+        SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
+            response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+        WHERE idempotency_records.expires_at <= ${now}`;
+    return written === 1;
   }
 
   /**
@@ -62,7 +93,7 @@ export class IdempotencyStore {
     for (;;) {
       const deleted = await this.prisma.$executeRaw`
         DELETE FROM idempotency_records WHERE id IN (
-          SELECT id FROM idempotency_records WHERE expires_at <= ${new Date()}
+          SELECT id FROM idempotency_records WHERE expires_at <= ${this.clock.now()}
           ORDER BY expires_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)`;
       total += deleted;
       if (deleted < batchSize) return total;

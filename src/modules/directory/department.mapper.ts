@@ -1,7 +1,9 @@
 import type { Department } from '../../generated/prisma/client';
 import type { DepartmentDto } from './dto/department.dto';
 
-export function toDepartmentDto(department: Department): DepartmentDto {
+export type DepartmentRow = Pick<Department, 'id' | 'externalId' | 'name' | 'order' | 'parentId'>;
+
+export function toDepartmentDto(department: DepartmentRow): DepartmentDto {
   return {
     department_id: department.id,
     external_id: department.externalId,

@@ -3,8 +3,9 @@ import { Transactional, TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
+import { Prisma } from '../../generated/prisma/client';
 import { isUniqueViolation, violatedConstraint } from '../../database/prisma-errors';
-import { toDepartmentDto } from './department.mapper';
+import { toDepartmentDto, type DepartmentRow } from './department.mapper';
 import type { CreateDepartmentDto } from './dto/create-department.dto';
 import type { DepartmentDto } from './dto/department.dto';
 
@@ -20,44 +21,40 @@ const CONFLICT_BY_CONSTRAINT: Record<string, () => AppError> = {
 export class DepartmentsService {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterPrisma>) {}
 
-  /** Joins the caller's transaction (the idempotency record's) or opens one. */
+  /**
+   * One statement: takes the next sibling order from the parent's counter (the organization's
+   * for a top-level department) and inserts the department. The counter's row lock serialises
+   * siblings created at once, on any instance, until commit; an UPDATE waits for that lock and
+   * then reads the latest counter, so every sibling gets its own order. No counter row (another
+   * organization's parent or none at all) means the parent does not exist.
+   * Joins the caller's transaction (the idempotency record's) or runs on its own.
+   */
   @Transactional()
   async create(organizationId: string, input: CreateDepartmentDto): Promise<DepartmentDto> {
     const parentId = input.parent_id ?? null;
-    if (parentId !== null) await this.requireParent(organizationId, parentId);
-    await this.lockSiblings(organizationId, parentId);
-    const { _max } = await this.txHost.tx.department.aggregate({ _max: { order: true }, where: { organizationId, parentId } });
+    const nextOrder =
+      parentId === null
+        ? Prisma.sql`UPDATE organizations SET last_top_level_order = last_top_level_order + 1
+            WHERE id = ${organizationId}::uuid RETURNING last_top_level_order AS next_order`
+        : Prisma.sql`UPDATE departments SET last_child_order = last_child_order + 1
+            WHERE organization_id = ${organizationId}::uuid AND id = ${parentId}::uuid RETURNING last_child_order AS next_order`;
+    let rows: DepartmentRow[];
     try {
-      const department = await this.txHost.tx.department.create({
-        data: { organizationId, parentId, name: input.name, externalId: input.external_id ?? null, order: (_max.order ?? 0n) + 1n },
-      });
-      return toDepartmentDto(department);
+      rows = await this.txHost.tx.$queryRaw<DepartmentRow[]>`
+        WITH counter AS (${nextOrder})
+        INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order")
+        SELECT gen_random_uuid(), ${organizationId}::uuid, ${parentId}::uuid, ${input.name}, ${input.external_id ?? null}, next_order FROM counter
+        RETURNING id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
     } catch (error) {
       const conflict = isUniqueViolation(error) ? CONFLICT_BY_CONSTRAINT[violatedConstraint(error) ?? ''] : undefined;
       throw conflict ? conflict() : error;
     }
-  }
-
-  /** Another organization's department is answered exactly like one that does not exist. */
-  private async requireParent(organizationId: string, parentId: string): Promise<void> {
-    const parent = await this.txHost.tx.department.findUnique({
-      where: { organizationId_id: { organizationId, id: parentId } },
-      select: { id: true },
-    });
-    if (!parent) {
+    if (rows.length === 0) {
       throw new AppError(ErrorCode.PARENT_NOT_FOUND, 'No department with this parent_id exists in the organization.', {
         field: 'parent_id',
         reason: 'not_found',
       });
     }
-  }
-
-  /**
-   * Serialises creations under one parent until commit, so that `max(order) + 1` gives every
-   * sibling its own order even with several instances. Other parents are not held up.
-   */
-  private async lockSiblings(organizationId: string, parentId: string | null): Promise<void> {
-    const name = `departments:${organizationId}:${parentId ?? 'top'}`;
-    await this.txHost.tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+    return toDepartmentDto(rows[0]);
   }
 }
