@@ -443,6 +443,31 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
         await second.close();
       }
     });
+
+    it('orders one-statement and transactional PATCHes of one suite: each of 8 concurrent changes bumps the revision once', async () => {
+      const second = await startTestApp(database);
+      try {
+        const suite = await newSuite();
+        const categories = await Promise.all([0, 1, 2, 3].map(() => admin.createCategory(tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`)));
+        const apps = [testApp, second];
+        const bodies = [0, 1, 2, 3].flatMap((i) => [{ description: `d${i}` }, { category_id: categories[i].id }]);
+        const responses = await Promise.all(bodies.map((body, i) => apps[i % 2].http().patch(path(suite.id)).set('Authorization', tenant.bearer).send(body)));
+        expect(responses.map((response) => response.status)).toEqual(Array(8).fill(200));
+        expect(responses.map((response) => response.body.revision).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+        const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id }, include: { marketItem: true } });
+        expect({ revision: stored.revision, marketItemRevision: stored.marketItem?.revision }).toEqual({ revision: 9n, marketItemRevision: 5n });
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('lets one of 10 concurrent identical status changes bump the revision; the others find nothing to change', async () => {
+      const suite = await newSuite();
+      const responses = await Promise.all(Array.from({ length: 10 }, () => patch(suite.id, { status: 'disabled' })));
+      expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
+      expect(responses.map((response) => response.body.revision).sort()).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+      expect(responses.every((response) => response.body.status === 'disabled')).toBe(true);
+    });
   });
 
   describe('OpenAPI', () => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
@@ -8,6 +9,7 @@ import type { ExpertSuiteDto } from './dto/expert-suite.dto';
 import type { ConnectorRefInputDto, UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
 import { toExpertSuiteDto, type ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { canTransition } from './suite-status';
+import { fitsOneStatement, normalizedConnectorRefs, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow } from './suite-update-statement';
 import type { PackageConnectorRef, PackageContents } from './uploads/package-contents';
 import { UploadLookupService } from './uploads/upload-lookup.service';
 import { uploadContentPath } from './uploads/upload-kind';
@@ -20,31 +22,54 @@ interface PackageState {
   skillCount: number;
 }
 
+// A one-statement PATCH that wrote nothing although the suite, read right after, says it would
+// change: another writer got in between. Trying again is safe; this bounds it.
+const MAX_ONE_STATEMENT_ATTEMPTS = 3;
+
 @Injectable()
 export class ExpertSuitesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterPrisma>,
     private readonly uploads: UploadLookupService,
+    private readonly clock: Clock,
   ) {}
 
   /**
-   * Applies a PATCH: every check and every write in one transaction, so a refused PATCH changes
-   * nothing. The suite and its market item are each written with a compare-and-set on their revision.
+   * Applies a PATCH so that a refused PATCH changes nothing and a PATCH that changes something
+   * increments the revision exactly once: as one compare-and-set statement where the body allows
+   * it, otherwise in one transaction that holds the suite's row lock.
    */
   async update(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
     refuseConflictingFields(body);
+    if (fitsOneStatement(body)) return this.updateInOneStatement(organizationId, suiteId, body, publicBaseUrl);
     return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, body, publicBaseUrl));
+  }
+
+  private async updateInOneStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
+    for (let attempt = 1; ; attempt++) {
+      const now = this.clock.now();
+      const statement = suiteUpdateStatement(organizationId, suiteId, body, now);
+      if (statement) {
+        const [updated] = await this.txHost.tx.$queryRaw<SuiteRow[]>(statement);
+        if (updated) return toExpertSuiteDto(suiteRowToModel(updated));
+      }
+      // Nothing was written: the suite as it is now says why, with the same checks in the same
+      // order as a PATCH applied in a transaction.
+      const suite = await this.readSuite(organizationId, suiteId);
+      checkExpectedRevision(body.expected_revision, suite.revision, ErrorCode.REVISION_CONFLICT, 'expected_revision', 'suite');
+      const changes = await this.suiteChanges(suite, body, publicBaseUrl, now);
+      if (Object.keys(changes).length === 0) return toExpertSuiteDto(suite);
+      if (attempt === MAX_ONE_STATEMENT_ATTEMPTS) throw concurrentChange('expected_revision');
+    }
   }
 
   private async updateInTransaction(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
     const tx = this.txHost.tx;
-    const now = new Date();
+    const now = this.clock.now();
     // Writers of one suite (on any instance) queue on its row lock, so that a PATCH without
     // expected_revision applies on top of the one before it instead of failing; the writes below are
     // still compare-and-set on the revision that was read.
-    await tx.$queryRaw`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid FOR UPDATE`;
-    const suite = await tx.expertSuite.findFirst({ where: { id: suiteId, organizationId }, include: { marketItem: true } });
-    if (!suite) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
+    const suite = await this.readSuite(organizationId, suiteId, true);
 
     checkExpectedRevision(body.expected_revision, suite.revision, ErrorCode.REVISION_CONFLICT, 'expected_revision', 'suite');
     checkExpectedRevision(
@@ -67,9 +92,13 @@ export class ExpertSuitesService {
     });
     if (count !== 1) throw concurrentChange('expected_revision');
     if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);
+    return toExpertSuiteDto(await this.readSuite(organizationId, suiteId));
+  }
 
-    const updated = await tx.expertSuite.findFirstOrThrow({ where: { id: suite.id, organizationId }, include: { marketItem: true } });
-    return toExpertSuiteDto(updated);
+  private async readSuite(organizationId: string, suiteId: string, lock = false): Promise<ExpertSuiteWithMarketItem> {
+    const [row] = await this.txHost.tx.$queryRaw<SuiteRow[]>(suiteSelectStatement(organizationId, suiteId, lock));
+    if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
+    return suiteRowToModel(row);
   }
 
   /** The new category (null: none), or undefined when the market item stays as it is. */
@@ -194,7 +223,7 @@ function requireMatch<T extends string | number>(field: string, sent: T | undefi
 }
 
 function connectorRefColumns(refs: readonly (ConnectorRefInputDto | PackageConnectorRef)[]): SuiteData {
-  const normalized = refs.map((ref) => ({ connector_id: ref.connector_id, connector_origin: ref.connector_origin, required: ref.required }));
+  const normalized = normalizedConnectorRefs(refs);
   return { connectorRefs: normalized, connectorCount: BigInt(normalized.length) };
 }
 

@@ -11,3 +11,8 @@ const ALLOWED_TRANSITIONS: Record<SuiteStatus, readonly SuiteStatus[]> = {
 export function canTransition(from: string, to: SuiteStatus): boolean {
   return (ALLOWED_TRANSITIONS[from as SuiteStatus] ?? []).includes(to);
 }
+
+/** The statuses a suite may have for a PATCH to set `to`: `to` itself (no change) and those that may become it. */
+export function statusesAllowedBefore(to: SuiteStatus): SuiteStatus[] {
+  return [to, ...SUITE_STATUSES.filter((from) => ALLOWED_TRANSITIONS[from].includes(to))];
+}

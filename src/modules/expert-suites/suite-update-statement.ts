@@ -1,0 +1,118 @@
+import { Prisma } from '../../generated/prisma/client';
+import type { ConnectorRefInputDto, UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
+import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
+import { statusesAllowedBefore } from './suite-status';
+
+/** The fields a PATCH can only apply after reading other records (uploads, categories, the market item). */
+const FIELDS_NEEDING_READS = ['upload_id', 'icon_upload_id', 'category_id', 'clear_category', 'expected_market_item_revision'] as const;
+
+/** True when the PATCH can be one compare-and-set UPDATE of the suite row, with no read before it. */
+export function fitsOneStatement(body: UpdateExpertSuiteDto): boolean {
+  return FIELDS_NEEDING_READS.every((field) => body[field] === undefined);
+}
+
+/** Every column of a suite under the model's field names, and its market item's, as the mapper wants them. */
+const SUITE_COLUMNS = Prisma.raw(`
+  u.id, u.organization_id AS "organizationId", u.name, u.display_name AS "displayName", u.display_name_cn AS "displayNameCn",
+  u.description, u.description_cn AS "descriptionCn", u.version, u.status, u.origin, u.source_type AS "sourceType",
+  u.clients, u.commands, u.command_count AS "commandCount", u.skills, u.skill_count AS "skillCount", u.connectors,
+  u.connector_refs AS "connectorRefs", u.connector_count AS "connectorCount", u.has_package AS "hasPackage",
+  u.package_upload_id AS "packageUploadId", u.icon_url AS "iconUrl", u.icon_upload_id AS "iconUploadId",
+  u.readme_content AS "readmeContent", u.readme_content_cn AS "readmeContentCn", u.revision,
+  u.created_at AS "createdAt", u.updated_at AS "updatedAt",
+  m.id AS "marketItemId", m.category_id AS "marketItemCategoryId", m.revision AS "marketItemRevision",
+  m.updated_at AS "marketItemUpdatedAt"`);
+
+export type SuiteRow = Omit<ExpertSuiteWithMarketItem, 'marketItem'> & {
+  marketItemId: string | null;
+  marketItemCategoryId: string | null;
+  marketItemRevision: bigint | null;
+  marketItemUpdatedAt: Date | null;
+};
+
+export function suiteRowToModel(row: SuiteRow): ExpertSuiteWithMarketItem {
+  const { marketItemId, marketItemCategoryId, marketItemRevision, marketItemUpdatedAt, ...suite } = row;
+  const marketItem =
+    marketItemId === null
+      ? null
+      : { id: marketItemId, organizationId: suite.organizationId, suiteId: suite.id, categoryId: marketItemCategoryId, revision: marketItemRevision!, updatedAt: marketItemUpdatedAt! };
+  return { ...suite, marketItem };
+}
+
+/**
+ * The whole PATCH as one statement: the compare-and-set on `expected_revision`, the status
+ * transition guard, the package's count rule and "a value equal to the stored one is not a
+ * change" all sit in the WHERE clause, so the row is changed (revision + 1) only when every rule
+ * holds and something differs, and is locked only for this statement. RETURNING gives the
+ * response row with its market item. No row back means nothing was written: the caller reads the
+ * suite to tell which rule said no (or that nothing changed). Undefined when the body names
+ * nothing to change.
+ */
+export function suiteUpdateStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, now: Date): Prisma.Sql | undefined {
+  const sets: Prisma.Sql[] = [];
+  const differs: Prisma.Sql[] = [];
+  const guards: Prisma.Sql[] = [];
+  const setIfDifferent = (column: string, value: Prisma.Sql) => {
+    sets.push(Prisma.sql`${Prisma.raw(column)} = ${value}`);
+    differs.push(Prisma.sql`s.${Prisma.raw(column)} IS DISTINCT FROM ${value}`);
+  };
+  const text = (value: string) => Prisma.sql`${value}::text`;
+  const json = (value: unknown) => (value === null ? Prisma.sql`NULL::jsonb` : Prisma.sql`${JSON.stringify(value)}::jsonb`);
+
+  if (body.display_name !== undefined) setIfDifferent('display_name', text(body.display_name));
+  if (body.display_name_cn !== undefined) setIfDifferent('display_name_cn', text(body.display_name_cn));
+  if (body.description !== undefined) setIfDifferent('description', text(body.description));
+  if (body.description_cn !== undefined) setIfDifferent('description_cn', text(body.description_cn));
+  if (body.version !== undefined) setIfDifferent('version', text(body.version));
+  if (body.clients !== undefined) setIfDifferent('clients', json(body.clients === null ? null : [...new Set(body.clients)]));
+  if (body.connector_refs !== undefined) {
+    const refs = normalizedConnectorRefs(body.connector_refs);
+    setIfDifferent('connector_refs', json(refs));
+    sets.push(Prisma.sql`connector_count = ${refs.length}`);
+  }
+  if (body.icon_url !== undefined) {
+    setIfDifferent('icon_url', text(body.icon_url));
+    sets.push(Prisma.sql`icon_upload_id = NULL`);
+    differs.push(Prisma.sql`s.icon_upload_id IS NOT NULL`);
+  }
+  // With a package the counts are the package's: a count sent must equal it and changes nothing.
+  for (const [field, column] of [['command_count', 'command_count'], ['skill_count', 'skill_count']] as const) {
+    const count = body[field];
+    if (count === undefined) continue;
+    sets.push(Prisma.sql`${Prisma.raw(column)} = CASE WHEN s.has_package THEN s.${Prisma.raw(column)} ELSE ${count} END`);
+    differs.push(Prisma.sql`(NOT s.has_package AND s.${Prisma.raw(column)} <> ${count})`);
+    guards.push(Prisma.sql`(NOT s.has_package OR s.${Prisma.raw(column)} = ${count})`);
+  }
+  if (body.status !== undefined) {
+    setIfDifferent('status', text(body.status));
+    guards.push(Prisma.sql`s.status IN (${Prisma.join(statusesAllowedBefore(body.status))})`);
+    if (body.status === 'published') guards.push(Prisma.sql`(s.status = 'published' OR s.has_package)`);
+  }
+  if (sets.length === 0) return undefined;
+  if (body.expected_revision !== undefined) guards.push(Prisma.sql`s.revision = ${body.expected_revision}`);
+
+  return Prisma.sql`
+    WITH u AS (
+      UPDATE expert_suites AS s
+      SET ${Prisma.join(sets)}, revision = s.revision + 1, updated_at = ${now}
+      WHERE s.id = ${suiteId}::uuid AND s.organization_id = ${organizationId}::uuid
+        ${guards.length > 0 ? Prisma.sql`AND ${Prisma.join(guards, ' AND ')}` : Prisma.empty}
+        AND (${Prisma.join(differs, ' OR ')})
+      RETURNING s.*)
+    SELECT ${SUITE_COLUMNS} FROM u LEFT JOIN market_items AS m ON m.suite_id = u.id`;
+}
+
+/**
+ * The suite with its market item; with `lock`, the suite row stays locked until the transaction
+ * ends, so that writers of one suite queue instead of overwriting each other.
+ */
+export function suiteSelectStatement(organizationId: string, suiteId: string, lock = false): Prisma.Sql {
+  return Prisma.sql`
+    SELECT ${SUITE_COLUMNS} FROM expert_suites AS u LEFT JOIN market_items AS m ON m.suite_id = u.id
+    WHERE u.id = ${suiteId}::uuid AND u.organization_id = ${organizationId}::uuid
+    ${lock ? Prisma.sql`FOR UPDATE OF u` : Prisma.empty}`;
+}
+
+export function normalizedConnectorRefs(refs: readonly Pick<ConnectorRefInputDto, 'connector_id' | 'connector_origin' | 'required'>[]) {
+  return refs.map((ref) => ({ connector_id: ref.connector_id, connector_origin: ref.connector_origin, required: ref.required }));
+}
