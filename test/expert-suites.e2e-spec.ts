@@ -454,6 +454,13 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
         const responses = await Promise.all(bodies.map((body, i) => apps[i % 2].http().patch(path(suite.id)).set('Authorization', tenant.bearer).send(body)));
         expect(responses.map((response) => response.status)).toEqual(Array(8).fill(200));
         expect(responses.map((response) => response.body.revision).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+        // Every answer shows the market item as of its own revision: one bump per category change so far.
+        const inOrder = responses.map((response, i) => ({ body: response.body, setsCategory: i % 2 === 1 })).sort((a, b) => a.body.revision - b.body.revision);
+        let categoryChanges = 0;
+        for (const { body, setsCategory } of inOrder) {
+          if (setsCategory) categoryChanges++;
+          expect(body.market_item_revision).toBe(1 + categoryChanges);
+        }
         const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id }, include: { marketItem: true } });
         expect({ revision: stored.revision, marketItemRevision: stored.marketItem?.revision }).toEqual({ revision: 9n, marketItemRevision: 5n });
       } finally {

@@ -9,7 +9,7 @@ import type { ExpertSuiteDto } from './dto/expert-suite.dto';
 import type { ConnectorRefInputDto, UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
 import { toExpertSuiteDto, type ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { canTransition } from './suite-status';
-import { fitsOneStatement, normalizedConnectorRefs, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow } from './suite-update-statement';
+import { fitsOneStatement, normalizedConnectorRefs, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
 import type { PackageConnectorRef, PackageContents } from './uploads/package-contents';
 import { UploadLookupService } from './uploads/upload-lookup.service';
 import { uploadContentPath } from './uploads/upload-kind';
@@ -50,8 +50,8 @@ export class ExpertSuitesService {
       const now = this.clock.now();
       const statement = suiteUpdateStatement(organizationId, suiteId, body, now);
       if (statement) {
-        const [updated] = await this.txHost.tx.$queryRaw<SuiteRow[]>(statement);
-        if (updated) return toExpertSuiteDto(suiteRowToModel(updated));
+        const [updated] = await this.txHost.tx.$queryRaw<UpdatedSuiteRow[]>(statement);
+        if (updated) return toExpertSuiteDto(await this.withCurrentMarketItem(updated));
       }
       // Nothing was written: the suite as it is now says why, with the same checks in the same
       // order as a PATCH applied in a transaction.
@@ -68,8 +68,10 @@ export class ExpertSuitesService {
     const now = this.clock.now();
     // Writers of one suite (on any instance) queue on its row lock, so that a PATCH without
     // expected_revision applies on top of the one before it instead of failing; the writes below are
-    // still compare-and-set on the revision that was read.
-    const suite = await this.readSuite(organizationId, suiteId, true);
+    // still compare-and-set on the revision that was read. The read is a statement of its own, after
+    // the lock: its snapshot then sees the market item as the previous writer committed it.
+    await tx.$queryRaw`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid FOR UPDATE`;
+    const suite = await this.readSuite(organizationId, suiteId);
 
     checkExpectedRevision(body.expected_revision, suite.revision, ErrorCode.REVISION_CONFLICT, 'expected_revision', 'suite');
     checkExpectedRevision(
@@ -95,8 +97,20 @@ export class ExpertSuitesService {
     return toExpertSuiteDto(await this.readSuite(organizationId, suiteId));
   }
 
-  private async readSuite(organizationId: string, suiteId: string, lock = false): Promise<ExpertSuiteWithMarketItem> {
-    const [row] = await this.txHost.tx.$queryRaw<SuiteRow[]>(suiteSelectStatement(organizationId, suiteId, lock));
+  /**
+   * The updated suite with its market item as committed: re-read only when the UPDATE waited for
+   * another writer (which may have changed the market item after this statement's snapshot).
+   */
+  private async withCurrentMarketItem(updated: UpdatedSuiteRow): Promise<ExpertSuiteWithMarketItem> {
+    const { revisionBefore, ...row } = updated;
+    const suite = suiteRowToModel(row);
+    if (revisionBefore + 1n === suite.revision) return suite;
+    const marketItem = await this.txHost.tx.marketItem.findUnique({ where: { suiteId: suite.id } });
+    return { ...suite, marketItem };
+  }
+
+  private async readSuite(organizationId: string, suiteId: string): Promise<ExpertSuiteWithMarketItem> {
+    const [row] = await this.txHost.tx.$queryRaw<SuiteRow[]>(suiteSelectStatement(organizationId, suiteId));
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
     return suiteRowToModel(row);
   }

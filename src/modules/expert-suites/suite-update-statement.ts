@@ -30,6 +30,8 @@ export type SuiteRow = Omit<ExpertSuiteWithMarketItem, 'marketItem'> & {
   marketItemUpdatedAt: Date | null;
 };
 
+export type UpdatedSuiteRow = SuiteRow & { revisionBefore: bigint };
+
 export function suiteRowToModel(row: SuiteRow): ExpertSuiteWithMarketItem {
   const { marketItemId, marketItemCategoryId, marketItemRevision, marketItemUpdatedAt, ...suite } = row;
   const marketItem =
@@ -44,7 +46,9 @@ export function suiteRowToModel(row: SuiteRow): ExpertSuiteWithMarketItem {
  * transition guard, the package's count rule and "a value equal to the stored one is not a
  * change" all sit in the WHERE clause, so the row is changed (revision + 1) only when every rule
  * holds and something differs, and is locked only for this statement. RETURNING gives the
- * response row with its market item. No row back means nothing was written: the caller reads the
+ * response row with its market item, and `revisionBefore` the revision in the statement's
+ * snapshot: when it is not one less, the UPDATE waited for another writer and re-read the suite
+ * row, but the market item was still read in the older snapshot (see UpdatedSuiteRow). No row back means nothing was written: the caller reads the
  * suite to tell which rule said no (or that nothing changed). Undefined when the body names
  * nothing to change.
  */
@@ -99,18 +103,15 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
         ${guards.length > 0 ? Prisma.sql`AND ${Prisma.join(guards, ' AND ')}` : Prisma.empty}
         AND (${Prisma.join(differs, ' OR ')})
       RETURNING s.*)
-    SELECT ${SUITE_COLUMNS} FROM u LEFT JOIN market_items AS m ON m.suite_id = u.id`;
+    SELECT ${SUITE_COLUMNS}, (SELECT e.revision FROM expert_suites AS e WHERE e.id = u.id) AS "revisionBefore"
+    FROM u LEFT JOIN market_items AS m ON m.suite_id = u.id`;
 }
 
-/**
- * The suite with its market item; with `lock`, the suite row stays locked until the transaction
- * ends, so that writers of one suite queue instead of overwriting each other.
- */
-export function suiteSelectStatement(organizationId: string, suiteId: string, lock = false): Prisma.Sql {
+/** The suite with its market item. */
+export function suiteSelectStatement(organizationId: string, suiteId: string): Prisma.Sql {
   return Prisma.sql`
     SELECT ${SUITE_COLUMNS} FROM expert_suites AS u LEFT JOIN market_items AS m ON m.suite_id = u.id
-    WHERE u.id = ${suiteId}::uuid AND u.organization_id = ${organizationId}::uuid
-    ${lock ? Prisma.sql`FOR UPDATE OF u` : Prisma.empty}`;
+    WHERE u.id = ${suiteId}::uuid AND u.organization_id = ${organizationId}::uuid`;
 }
 
 export function normalizedConnectorRefs(refs: readonly Pick<ConnectorRefInputDto, 'connector_id' | 'connector_origin' | 'required'>[]) {
