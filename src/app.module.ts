@@ -1,12 +1,8 @@
 import { DynamicModule, Module, Type, ValidationPipe } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { ClsPluginTransactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
-import { ClsModule } from 'nestjs-cls';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './common/auth/auth.module';
 import { ClockModule } from './common/clock';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
-import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { PeriodicJobsModule } from './common/scheduling/periodic-jobs';
 import { validationExceptionFactory } from './common/validation/validation-exception.factory';
@@ -38,20 +34,6 @@ export class AppModule {
         ClockModule,
         PeriodicJobsModule,
         DatabaseModule.forRoot(database),
-        ClsModule.forRoot({
-          global: true,
-          // No per-request middleware: a context is opened only where a transaction needs one
-          // (TransactionHost.withTransaction and @Transactional open it themselves).
-          middleware: { mount: false },
-          plugins: [
-            new ClsPluginTransactional({
-              imports: [DatabaseModule],
-              // Timeouts come from the PrismaClient itself (openDatabase); default options set here
-              // would make every nested @Transactional() log that they are ignored.
-              adapter: new TransactionalAdapterPrisma({ prismaInjectionToken: PrismaService }),
-            }),
-          ],
-        }),
         AuthModule,
         IdempotencyModule,
         HealthModule,
@@ -62,7 +44,6 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
         {
           provide: APP_PIPE,
           useValue: new ValidationPipe({

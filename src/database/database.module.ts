@@ -2,6 +2,7 @@ import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } 
 import { AppConfig } from '../config/app-config';
 import { Database, openDatabase } from './database';
 import { PrismaService } from './prisma.service';
+import { TransactionHost } from './transaction-host';
 
 const DATABASE = Symbol('DATABASE');
 const OWNS_DATABASE = Symbol('OWNS_DATABASE');
@@ -36,8 +37,9 @@ export class DatabaseModule {
         { provide: OWNS_DATABASE, useValue: database === undefined },
         { provide: PrismaService, inject: [DATABASE], useFactory: (db: Database) => db.prisma },
         DatabaseLifecycle,
+        TransactionHost,
       ],
-      exports: [PrismaService],
+      exports: [PrismaService, TransactionHost],
     };
   }
 }

@@ -1,6 +1,5 @@
 import { Body, Controller, HttpCode, Module, Param, Post } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { TransactionHost } from '../../src/database/transaction-host';
 import { IsString } from 'class-validator';
 import { RequireScope } from '../../src/common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
@@ -21,7 +20,7 @@ export class ProbeNoteDto {
 export class IdempotentProbeController {
   calls = 0;
 
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterPrisma>) {}
+  constructor(private readonly txHost: TransactionHost) {}
 
   @Post(':name')
   @HttpCode(200)

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
+import { JsonBodyGuard } from '../http/json-body.guard';
 import { ApiKeyAuthGuard } from './api-key-auth.guard';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
 import { ApiKeyThrottlerGuard } from './api-key-throttler.guard';
@@ -9,7 +10,10 @@ import { ScopeGuard } from './scope.guard';
 
 const ONE_MINUTE_MS = 60_000;
 
-/** Global guards run in the order listed: authenticate, rate-limit by key, then check the scope. */
+/**
+ * Global guards run in the order listed: authenticate, rate-limit by key, check the scope, then
+ * the body's media type (so that 401, 429 and 403 come before 415).
+ */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
@@ -25,6 +29,7 @@ const ONE_MINUTE_MS = 60_000;
     { provide: APP_GUARD, useClass: ApiKeyAuthGuard },
     { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
     { provide: APP_GUARD, useClass: ScopeGuard },
+    { provide: APP_GUARD, useClass: JsonBodyGuard },
   ],
 })
 export class AuthModule {}

@@ -1,6 +1,5 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { TransactionHost } from '../../database/transaction-host';
 import type { Response } from 'express';
 import { lastValueFrom, type Observable, of } from 'rxjs';
 import { principalOf, type AuthenticatedRequest } from '../auth/principal';
@@ -32,7 +31,7 @@ class KeyStoredMeanwhile extends Error {}
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterPrisma>,
+    private readonly txHost: TransactionHost,
     private readonly store: IdempotencyStore,
   ) {}
 

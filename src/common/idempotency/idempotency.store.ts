@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { TransactionHost } from '../../database/transaction-host';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../database/prisma.service';
 import { Clock } from '../clock';
@@ -26,7 +25,7 @@ export type Claim = { kind: 'stored'; response: StoredResponse } | { kind: 'clai
 @Injectable()
 export class IdempotencyStore {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterPrisma>,
+    private readonly txHost: TransactionHost,
     private readonly prisma: PrismaService,
     private readonly config: AppConfig,
     private readonly clock: Clock,

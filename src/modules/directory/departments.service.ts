@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Transactional, TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { TransactionHost } from '../../database/transaction-host';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
@@ -19,7 +18,7 @@ const CONFLICT_BY_CONSTRAINT: Record<string, () => AppError> = {
 
 @Injectable()
 export class DepartmentsService {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterPrisma>) {}
+  constructor(private readonly txHost: TransactionHost) {}
 
   /**
    * One statement: takes the next sibling order from the parent's counter (the organization's
@@ -27,9 +26,8 @@ export class DepartmentsService {
    * siblings created at once, on any instance, until commit; an UPDATE waits for that lock and
    * then reads the latest counter, so every sibling gets its own order. No counter row (another
    * organization's parent or none at all) means the parent does not exist.
-   * Joins the caller's transaction (the idempotency record's) or runs on its own.
+   * Runs in the caller's transaction (the idempotency record's) when there is one.
    */
-  @Transactional()
   async create(organizationId: string, input: CreateDepartmentDto): Promise<DepartmentDto> {
     const parentId = input.parent_id ?? null;
     const nextOrder =

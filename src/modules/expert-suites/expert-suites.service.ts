@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { TransactionHost } from '../../database/transaction-host';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
@@ -29,7 +28,7 @@ const MAX_ONE_STATEMENT_ATTEMPTS = 3;
 @Injectable()
 export class ExpertSuitesService {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterPrisma>,
+    private readonly txHost: TransactionHost,
     private readonly uploads: UploadLookupService,
     private readonly clock: Clock,
   ) {}

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { TransactionHost } from '../../../database/transaction-host';
 import { AppError } from '../../../common/errors/app-error';
 import { ErrorCode } from '../../../common/errors/error-code';
 import type { Upload } from '../../../generated/prisma/client';
@@ -12,7 +11,7 @@ import type { UploadKind } from './upload-kind';
  */
 @Injectable()
 export class UploadLookupService {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterPrisma>) {}
+  constructor(private readonly txHost: TransactionHost) {}
 
   /**
    * The upload, locked FOR SHARE until the caller's transaction ends. That lock is this side of the

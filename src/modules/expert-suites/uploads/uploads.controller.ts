@@ -16,7 +16,7 @@ import { CurrentPrincipal, type Principal } from '../../../common/auth/principal
 import { Scope } from '../../../common/auth/scopes';
 import { ApiErrorResponses } from '../../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../../common/errors/error-code';
-import { AcceptsMultipart } from '../../../common/http/json-body.interceptor';
+import { AcceptsMultipart } from '../../../common/http/json-body.guard';
 import { UuidParamPipe } from '../../../common/validation/uuid-param.pipe';
 import { CreateUploadFormDto } from './dto/create-upload.dto';
 import { UploadDto } from './dto/upload.dto';

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterPrisma } from '@nestjs-cls/transactional-adapter-prisma';
+import { TransactionHost } from '../../../database/transaction-host';
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../../../common/errors/app-error';
 import { ErrorCode } from '../../../common/errors/error-code';
@@ -27,7 +26,7 @@ export interface IconContent {
 @Injectable()
 export class UploadsService {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterPrisma>,
+    private readonly txHost: TransactionHost,
     private readonly storage: UploadStorage,
     private readonly config: AppConfig,
   ) {}
