@@ -27,16 +27,21 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
   return settings.DATABASE_URL ? openPostgres(settings.DATABASE_URL, settings) : openEmbedded(settings.DATA_DIR, settings);
 }
 
-function transactionOptions(settings: DatabaseSettings) {
-  // PGlite has one connection: transactions queue behind each other, so waiting is normal there.
-  return { maxWait: settings.TRANSACTION_TIMEOUT_MS, timeout: settings.TRANSACTION_TIMEOUT_MS };
+function clientOptions(settings: DatabaseSettings) {
+  return {
+    // PGlite has one connection: transactions queue behind each other, so waiting is normal there.
+    transactionOptions: { maxWait: settings.TRANSACTION_TIMEOUT_MS, timeout: settings.TRANSACTION_TIMEOUT_MS },
+    // Any other format captures a stack trace (new Error()) on every query, only to point at the
+    // caller in error messages, which never reach a client anyway.
+    errorFormat: 'minimal' as const,
+  };
 }
 
 async function openPostgres(url: string, settings: DatabaseSettings): Promise<Database> {
   const pool = new Pool({ connectionString: url, max: settings.DATABASE_POOL_SIZE, connectionTimeoutMillis: 5000 });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: transactionOptions(settings) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), ...clientOptions(settings) });
   return {
     kind: 'postgres',
     prisma,
@@ -65,7 +70,7 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
   const lock = inMemory ? undefined : EmbeddedDatabaseLock.acquire(dataDir);
   try {
     const pglite = await PGlite.create(dataDir);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: transactionOptions(settings) });
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), ...clientOptions(settings) });
     return {
       kind: 'embedded',
       prisma,
