@@ -40,6 +40,15 @@ export class AppConfig {
   @Max(100)
   DATABASE_POOL_SIZE = 10;
 
+  /**
+   * Longest a request waits for a free pooled PostgreSQL connection (or for a new one to open)
+   * before it is answered 503 with Retry-After. Requests beyond the pool's size queue meanwhile.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  DATABASE_POOL_TIMEOUT_MS = 10_000;
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'log';
 

@@ -1,11 +1,11 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { AppConfig } from '../config/app-config';
 import { PrismaClient } from '../generated/prisma/client';
 import { EmbeddedDatabaseLock } from './embedded-lock';
 import { applyMigrations, defaultMigrationsDir, readMigrations } from './migrator';
+import { PostgresPool } from './postgres-pool';
 import { pgliteSession, pgSession } from './sql-session';
 
 export type DatabaseKind = 'postgres' | 'embedded';
@@ -21,7 +21,7 @@ export interface Database {
 // Any constant works; it only has to be the same in every process migrating one database.
 const MIGRATION_LOCK_ID = 7_301_977_114;
 
-export type DatabaseSettings = Pick<AppConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'TRANSACTION_TIMEOUT_MS'>;
+export type DatabaseSettings = Pick<AppConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_POOL_TIMEOUT_MS' | 'TRANSACTION_TIMEOUT_MS'>;
 
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
   return settings.DATABASE_URL ? openPostgres(settings.DATABASE_URL, settings) : openEmbedded(settings.DATA_DIR, settings);
@@ -38,9 +38,12 @@ function clientOptions(settings: DatabaseSettings) {
 }
 
 async function openPostgres(url: string, settings: DatabaseSettings): Promise<Database> {
-  const pool = new Pool({ connectionString: url, max: settings.DATABASE_POOL_SIZE, connectionTimeoutMillis: 5000 });
-  // An idle client losing its connection must not crash the process; the next query reports it.
+  const pool = new PostgresPool({ connectionString: url, max: settings.DATABASE_POOL_SIZE, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS });
+  // A client losing its connection must not crash the process, whether it is idle in the pool or
+  // checked out between two queries (pg emits 'error' on the client then): the query that uses it
+  // next fails and answers 503, and the pool replaces the client.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), ...clientOptions(settings) });
   return {
     kind: 'postgres',

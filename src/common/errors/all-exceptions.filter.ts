@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware';
-import { isDatabaseUnavailable } from '../../database/database-unavailable';
+import { isDatabaseBusy, isDatabaseUnavailable } from '../../database/database-unavailable';
 import { AppError } from './app-error';
 import { ErrorCode, errorTypeForStatus } from './error-code';
 import type { ErrorBodyDto } from './error-body.dto';
@@ -23,6 +23,10 @@ const DETAIL_BY_CODE: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred. Quote the X-Request-Id when reporting it.',
 };
 const DATABASE_UNAVAILABLE_DETAIL = 'The database is unreachable. Retry later.';
+const DATABASE_BUSY_DETAIL = 'The service is busy: no database connection became free in time. Retry later.';
+// Seconds a client should wait before retrying: a busy pool drains fast, an outage takes longer.
+const RETRY_AFTER_BUSY = '1';
+const RETRY_AFTER_UNAVAILABLE = '5';
 
 /** Maps every failure, known or not, to the spec's error body; nothing internal reaches the client. */
 @Catch()
@@ -55,9 +59,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private toAppError(exception: unknown): AppError {
     if (exception instanceof AppError) return exception;
+    if (isDatabaseBusy(exception)) {
+      this.logger.warn(`Database busy: ${exception.message}`);
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_BUSY_DETAIL, undefined, { 'Retry-After': RETRY_AFTER_BUSY });
+    }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`Database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
-      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL);
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL, undefined, { 'Retry-After': RETRY_AFTER_UNAVAILABLE });
     }
 
     if (exception instanceof HttpException) {
