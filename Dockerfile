@@ -14,6 +14,7 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000 \
     LOG_FORMAT=json \
+    SHUTDOWN_DELAY_MS=5000 \
     DATA_DIR=/var/lib/workspace-admin/pglite \
     UPLOAD_DIR=/var/lib/workspace-admin/uploads
 WORKDIR /app

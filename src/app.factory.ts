@@ -3,6 +3,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { accessLogMiddleware } from './common/http/access-log.middleware';
+import { closeConnectionsWhileDraining } from './common/lifecycle/graceful-shutdown';
+import { Readiness } from './common/lifecycle/readiness';
 import { bodyParserErrorsMiddleware } from './common/http/body-parser-errors.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import type { LogLevelName } from './config/app-config';
@@ -24,9 +26,9 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // Before the body parser, so that even a rejected body gets its X-Request-Id.
   app.use(requestIdMiddleware);
   app.use(accessLogMiddleware);
+  app.use(closeConnectionsWhileDraining(app.get(Readiness)));
   app.useBodyParser('json', { limit: options.config.JSON_BODY_LIMIT_BYTES });
   app.use(bodyParserErrorsMiddleware);
-  app.enableShutdownHooks();
   setupSwagger(app);
   await app.init();
   return app;

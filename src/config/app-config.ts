@@ -133,6 +133,21 @@ export class AppConfig {
   @Min(100)
   TRANSACTION_TIMEOUT_MS = 15000;
 
+  /**
+   * On SIGTERM/SIGINT: how long readiness answers 503 while new connections are still served, so
+   * that a load balancer stops sending before the listener closes. 0 for a process no balancer feeds.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_DELAY_MS = 0;
+
+  /** Then: how long requests in flight may take to finish before their connections are cut. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
   /** Base URL clients reach the service at; used for addresses the service hands out (icon_url). */
   @Transform(emptyToUndefined)
   @IsOptional()
