@@ -11,14 +11,15 @@ export class ServerProcess {
   /** The start of its stdout and the end of its stderr, for the demo key and for failures. */
   stdout = '';
   stderr = '';
-  private readonly exited: Promise<unknown>;
+  /** Resolves once the process has exited and its output is read to the end. */
+  private readonly closed: Promise<unknown>;
 
   constructor(
     readonly name: string,
     private readonly child: ChildProcess,
     readonly baseUrl: string,
   ) {
-    this.exited = once(child, 'exit');
+    this.closed = once(child, 'close');
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       if (this.stdout.length < OUTPUT_KEPT_CHARS) this.stdout += chunk;
     });
@@ -39,7 +40,10 @@ export class ServerProcess {
   async waitUntilReady(timeoutMs: number): Promise<number> {
     const started = performance.now();
     while (performance.now() - started < timeoutMs) {
-      if (!this.running) throw new Error(`${this.name} exited before it was ready:\n${this.stderr || this.stdout}`);
+      if (!this.running) {
+        await this.closed;
+        throw new Error(`${this.name} exited (${this.child.exitCode ?? this.child.signalCode}) before it was ready:\n${this.stderr || this.stdout}`);
+      }
       const status = await fetch(`${this.baseUrl}/readyz`).then((response) => response.status, () => 0);
       if (status === 200) return performance.now() - started;
       await sleep(25);
@@ -50,10 +54,10 @@ export class ServerProcess {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.child.kill('SIGTERM');
-    const killed = await Promise.race([this.exited.then(() => false), sleep(STOP_GRACE_MS).then(() => true)]);
-    if (killed) {
+    const stuck = await Promise.race([this.closed.then(() => false), sleep(STOP_GRACE_MS).then(() => true)]);
+    if (stuck) {
       this.child.kill('SIGKILL');
-      await this.exited;
+      await this.closed;
     }
   }
 }
