@@ -47,11 +47,12 @@ export function packageVersions(root: string): Record<string, string> {
   return versions;
 }
 
-/** The commit measured, marked when the work tree had changes. */
+/** The commit measured, marked when the work tree had changes (other than the report itself). */
 export function gitCommit(root: string): string {
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
-    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' (with uncommitted changes)'}`;
+    const changes = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!docs/benchmarks.md', ':!docs/benchmarks.svg');
+    return `${git('rev-parse', '--short', 'HEAD')}${changes === '' ? '' : ' (with uncommitted changes)'}`;
   } catch {
     return 'unknown';
   }
