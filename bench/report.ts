@@ -131,7 +131,7 @@ const METHOD = [
   '    lock, insert with `max(order) + 1`, stored answer; a replay is the claim and one read.',
   '    Never part of the product: `src/` does not import it and the Docker image leaves it out.',
   '- **Parity probes first**: the same short sequence of requests (metering, PATCH changed and',
-  '  unchanged, unknown suite, create, replay, key reused, name conflict, missing key, unknown',
+  '  unchanged, unknown suite, create, replay, key reused, name conflict, no Idempotency-Key, unknown',
   '  API key) goes to both servers; statuses, body fields, error codes and the headers that',
   '  matter must agree, and each side\'s replay must be byte-for-byte its first answer.',
   '- **Load**: autocannon in a third process (`bench/load.ts`), keep-alive connections; it and',
