@@ -6,6 +6,7 @@ import { accessLogMiddleware } from './common/http/access-log.middleware';
 import { closeConnectionsWhileDraining } from './common/lifecycle/graceful-shutdown';
 import { Readiness } from './common/lifecycle/readiness';
 import { bodyParserErrorsMiddleware } from './common/http/body-parser-errors.middleware';
+import { answerHttpParserErrors } from './common/http/http-parser-errors';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import type { LogLevelName } from './config/app-config';
 import { setupSwagger } from './openapi';
@@ -29,6 +30,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.use(closeConnectionsWhileDraining(app.get(Readiness)));
   app.useBodyParser('json', { limit: options.config.JSON_BODY_LIMIT_BYTES });
   app.use(bodyParserErrorsMiddleware);
+  answerHttpParserErrors(app.getHttpServer());
   setupSwagger(app);
   await app.init();
   return app;
