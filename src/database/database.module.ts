@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { Database, openDatabase } from './database';
+import { DatabaseOutageLog } from './outage-log';
 import { PrismaService } from './prisma.service';
 import { TransactionHost } from './transaction-host';
 
@@ -38,8 +39,9 @@ export class DatabaseModule {
         { provide: PrismaService, inject: [DATABASE], useFactory: (db: Database) => db.prisma },
         DatabaseLifecycle,
         TransactionHost,
+        DatabaseOutageLog,
       ],
-      exports: [PrismaService, TransactionHost],
+      exports: [PrismaService, TransactionHost, DatabaseOutageLog],
     };
   }
 }

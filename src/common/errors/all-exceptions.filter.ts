@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { Request, Response } from 'express';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware';
 import { isDatabaseBusy, isDatabaseUnavailable } from '../../database/database-unavailable';
+import { DatabaseOutageLog } from '../../database/outage-log';
 import { AppError } from './app-error';
 import { ErrorCode, errorTypeForStatus } from './error-code';
 import type { ErrorBodyDto } from './error-body.dto';
@@ -32,6 +33,8 @@ const RETRY_AFTER_UNAVAILABLE = '5';
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+
+  constructor(private readonly outageLog: DatabaseOutageLog) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -64,7 +67,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_BUSY_DETAIL, undefined, { 'Retry-After': RETRY_AFTER_BUSY });
     }
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`Database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
+      this.outageLog.unavailable(exception instanceof Error ? exception.message : String(exception));
       return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL, undefined, { 'Retry-After': RETRY_AFTER_UNAVAILABLE });
     }
 

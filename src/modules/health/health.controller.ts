@@ -4,6 +4,7 @@ import { Public } from '../../common/auth/auth.decorators';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Readiness } from '../../common/lifecycle/readiness';
+import { DatabaseOutageLog } from '../../database/outage-log';
 import { PrismaService } from '../../database/prisma.service';
 
 /** Liveness and readiness for orchestrators; no API key needed. */
@@ -14,6 +15,7 @@ export class HealthController {
   constructor(
     @Inject(PrismaService) private readonly prisma: PrismaService,
     private readonly readiness: Readiness,
+    private readonly outageLog: DatabaseOutageLog,
   ) {}
 
   @Get('healthz')
@@ -29,6 +31,7 @@ export class HealthController {
     } catch {
       throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The database is not reachable.');
     }
+    this.outageLog.available();
     return { status: 'ready' };
   }
 }
