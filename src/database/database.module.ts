@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { Database, openDatabase } from './database';
+import { DatabaseNotifications } from './database-notifications';
 import { PrismaService } from './prisma.service';
 
 const DATABASE = Symbol('DATABASE');
@@ -35,9 +36,10 @@ export class DatabaseModule {
         },
         { provide: OWNS_DATABASE, useValue: database === undefined },
         { provide: PrismaService, inject: [DATABASE], useFactory: (db: Database) => db.prisma },
+        { provide: DatabaseNotifications, useExisting: DATABASE },
         DatabaseLifecycle,
       ],
-      exports: [PrismaService],
+      exports: [PrismaService, DatabaseNotifications],
     };
   }
 }
