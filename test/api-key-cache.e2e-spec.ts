@@ -116,7 +116,9 @@ describe('API key cache: two instances on one database', () => {
     const terminated = await database.prisma.$queryRaw<Array<{ terminated: boolean }>>`
       SELECT pg_terminate_backend(pid, 5000) AS terminated FROM pg_stat_activity
       WHERE datname = current_database() AND application_name = ${LISTENER_APPLICATION_NAME}`;
-    expect(terminated).toEqual([{ terminated: true }, { terminated: true }]);
+    // At least these two instances' listeners; test files running in parallel may add theirs.
+    expect(terminated.length).toBeGreaterThanOrEqual(2);
+    expect(terminated.every((row) => row.terminated)).toBe(true);
     await admin.revokeApiKey(key.apiKeyId);
     await expectRefused(first, key);
     await expectRefused(second, key);

@@ -78,8 +78,6 @@ class PostgresListener implements NotificationSubscription {
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     });
-    // Client.unref() is what pg-pool's allowExitOnIdle uses; @types/pg does not declare it.
-    (client as Client & { unref(): void }).unref();
     this.client = client;
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
@@ -94,6 +92,10 @@ class PostgresListener implements NotificationSubscription {
       return;
     }
     if (this.client !== client) return;
+    // Only once listening: while connecting (bounded by the timeout) the process must not exit
+    // under a start-up that waits for it. Client.unref() is what pg-pool's allowExitOnIdle uses;
+    // @types/pg does not declare it.
+    (client as Client & { unref(): void }).unref();
     this.failures = 0;
     this.handlers.onListening(true);
   }
