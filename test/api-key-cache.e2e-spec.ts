@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AdminService } from '../src/admin/admin.service';
@@ -11,6 +11,7 @@ import { expectErrorBody } from './support/error-body';
 import { createApiKey, createTenant, openTestDatabase, startTestApp, testDatabaseUrl, until, type TestApp, type TestTenant } from './support/test-app';
 
 const run = promisify(execFile);
+const distDir = join(__dirname, '..', 'dist', 'src');
 const PATH = '/api/openapi/v1/metering-policy';
 const MAX_AGE_SECONDS = 300;
 
@@ -54,7 +55,7 @@ describe('API key cache: two instances on one database', () => {
       await admin.revokeApiKey(apiKeyId);
       return;
     }
-    const cli = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
+    const cli = join(distDir, 'cli', 'main.js');
     const env = { ...process.env, DATABASE_URL: testDatabaseUrl(), LOG_LEVEL: 'error' };
     const { stdout } = await run('node', [cli, 'apikey', 'revoke', '--id', apiKeyId], { env });
     expect(JSON.parse(stdout)).toEqual({ id: apiKeyId, revoked_at: expect.any(String) });
@@ -133,5 +134,25 @@ describe('API key cache: two instances on one database', () => {
     await revokeAsOperator(next.apiKeyId);
     await expectRefused(first, next);
     await expectRefused(second, next);
+  });
+
+  onPostgres('lets the built service start while its listener connects, and stop on SIGTERM', async () => {
+    const env = { ...process.env, DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'log' };
+    const service = spawn('node', [join(distDir, 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    service.stdout.on('data', (chunk) => (output += chunk));
+    service.stderr.on('data', (chunk) => (output += chunk));
+    let exitedWith: NodeJS.Signals | number | null | undefined;
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => service.once('exit', (code, signal) => resolve((exitedWith = signal ?? code))));
+    await until(() => /Listening on port \d+/.test(output) || exitedWith !== undefined);
+    if (exitedWith !== undefined) throw new Error(`the service exited (${exitedWith}) before listening:\n${output}`);
+    const port = /Listening on port (\d+)/.exec(output)![1];
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/openapi/v1/metering-policy`, { headers: { authorization: tenant.bearer } });
+      expect(response.status).toBe(200);
+    } finally {
+      service.kill('SIGTERM');
+    }
+    expect(await exited).toBe('SIGTERM');
   });
 });
