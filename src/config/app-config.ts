@@ -121,6 +121,15 @@ export class AppConfig {
   @Min(0)
   API_KEY_OUTAGE_GRACE_SECONDS = 15 * 60;
 
+  /**
+   * Longest a verified API key is answered from memory without the database. Revocations reach
+   * every instance at once through NOTIFY; this age bounds the rest (a lost notification). 0 = no cache.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  API_KEY_CACHE_MAX_AGE_SECONDS = 300;
+
   /** Requests per minute per API key; 0 turns rate limiting off. */
   @Transform(toInt)
   @IsInt()

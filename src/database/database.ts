@@ -5,16 +5,19 @@ import type { AppConfig } from '../config/app-config';
 import { PrismaClient } from '../generated/prisma/client';
 import { EmbeddedDatabaseLock } from './embedded-lock';
 import { applyMigrations, defaultMigrationsDir, readMigrations } from './migrator';
+import { listenOnPGlite, listenOnPostgres, type NotificationHandlers, type NotificationSubscription, Subscriptions } from './notifications';
 import { PostgresPool } from './postgres-pool';
 import { pgliteSession, pgSession } from './sql-session';
 
 export type DatabaseKind = 'postgres' | 'embedded';
 
-/** An open database: the Prisma client, the migration runner and the way to close it all. */
+/** An open database: the Prisma client, the migration runner, NOTIFY listening and the way to close it all. */
 export interface Database {
   readonly kind: DatabaseKind;
   readonly prisma: PrismaClient;
   migrate(migrationsDir?: string): Promise<string[]>;
+  /** Receives the NOTIFYs of `channel` until closed, or until the database is closed. */
+  listen(channel: string, handlers: NotificationHandlers): Promise<NotificationSubscription>;
   close(): Promise<void>;
 }
 
@@ -45,6 +48,7 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), ...clientOptions(settings) });
+  const subscriptions = new Subscriptions();
   return {
     kind: 'postgres',
     prisma,
@@ -61,7 +65,9 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
         client.release();
       }
     },
+    listen: async (channel, handlers) => subscriptions.track(await listenOnPostgres(url, channel, handlers)),
     async close() {
+      await subscriptions.closeAll();
       await prisma.$disconnect();
       await pool.end();
     },
@@ -74,11 +80,14 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
   try {
     const pglite = await PGlite.create(dataDir);
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), ...clientOptions(settings) });
+    const subscriptions = new Subscriptions();
     return {
       kind: 'embedded',
       prisma,
       migrate: (migrationsDir = defaultMigrationsDir()) => applyMigrations(pgliteSession(pglite), readMigrations(migrationsDir)),
+      listen: async (channel, handlers) => subscriptions.track(await listenOnPGlite(pglite, channel, handlers)),
       async close() {
+        await subscriptions.closeAll();
         await prisma.$disconnect();
         await pglite.close();
         lock?.release();

@@ -9,6 +9,7 @@ import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { hashApiKeyToken, isWellFormedApiKeyToken } from './api-key-token';
 import type { Principal } from './principal';
+import { VerifiedKeyCache } from './verified-key-cache';
 
 // A few hundred bytes each: bounds memory however many keys call outage-tolerant routes.
 const MAX_REMEMBERED_KEYS = 10_000;
@@ -35,16 +36,24 @@ export class ApiKeyAuthenticator {
     private readonly prisma: PrismaService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly cache: VerifiedKeyCache,
   ) {}
 
   /**
-   * The principal of a live key, or undefined for a malformed, unknown or revoked one. The
-   * database decides every time it can be reached, so a revoked key is refused at once; when it
-   * cannot, this is a 503 unless `rememberForOutage` allows a recently verified key.
+   * The principal of a live key, or undefined for a malformed, unknown or revoked one. A key
+   * verified recently comes from the cache, which drops it the moment its revocation is heard;
+   * any other key is looked up in the database. When the database cannot be reached, this is a
+   * 503 unless `rememberForOutage` allows a recently verified key.
    */
   async authenticate(token: string, options: AuthenticateOptions = {}): Promise<Principal | undefined> {
     if (!isWellFormedApiKeyToken(token)) return undefined;
     const hash = hashApiKeyToken(token);
+    const cached = this.cache.get(hash);
+    if (cached) {
+      this.remember(hash, cached, options);
+      return cached;
+    }
+    const lookup = this.cache.startLookup();
     let key;
     try {
       key = await this.prisma.apiKey.findUnique({
@@ -64,8 +73,13 @@ export class ApiKeyAuthenticator {
     // The index look-up already matched; the constant-time compare keeps the final check free of timing signal.
     if (!timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
     const principal: Principal = { apiKeyId: key.id, organizationId: key.organizationId, scopes: key.scopes };
-    if (options.rememberForOutage) this.rememberedKeys.set(hash, { principal, verifiedAtMs: this.clock.now().getTime() });
+    this.cache.store(hash, principal, lookup);
+    this.remember(hash, principal, options);
     return principal;
+  }
+
+  private remember(hash: string, principal: Principal, options: AuthenticateOptions): void {
+    if (options.rememberForOutage) this.rememberedKeys.set(hash, { principal, verifiedAtMs: this.clock.now().getTime() });
   }
 
   private recall(hash: string): Principal | undefined {
