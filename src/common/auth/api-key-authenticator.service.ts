@@ -1,23 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { PrismaService } from '../../database/prisma.service';
-import { Clock } from '../clock';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { hashApiKeyToken, isWellFormedApiKeyToken } from './api-key-token';
 import type { Principal } from './principal';
 import { VerifiedKeyCache } from './verified-key-cache';
-
-// A few hundred bytes each: bounds memory however many keys call outage-tolerant routes.
-const MAX_REMEMBERED_KEYS = 10_000;
-
-interface RememberedKey {
-  principal: Principal;
-  verifiedAtMs: number;
-}
 
 export interface AuthenticateOptions {
   /**
@@ -29,13 +19,9 @@ export interface AuthenticateOptions {
 
 @Injectable()
 export class ApiKeyAuthenticator {
-  // Keyed by the key's hash, never the key itself.
-  private readonly rememberedKeys = new LRUCache<string, RememberedKey>({ max: MAX_REMEMBERED_KEYS });
-
   constructor(
     private readonly prisma: PrismaService,
     private readonly config: AppConfig,
-    private readonly clock: Clock,
     private readonly cache: VerifiedKeyCache,
   ) {}
 
@@ -62,12 +48,12 @@ export class ApiKeyAuthenticator {
       });
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
-      const remembered = options.rememberForOutage ? this.recall(hash) : undefined;
+      const remembered = options.rememberForOutage ? this.cache.recall(hash, this.config.API_KEY_OUTAGE_GRACE_SECONDS * 1000) : undefined;
       if (remembered) return remembered;
       throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The database is unreachable, so the API key cannot be checked. Retry later.');
     }
     if (!key || key.revokedAt !== null) {
-      this.rememberedKeys.delete(hash);
+      this.cache.forget(hash);
       return undefined;
     }
     // The index look-up already matched; the constant-time compare keeps the final check free of timing signal.
@@ -79,13 +65,6 @@ export class ApiKeyAuthenticator {
   }
 
   private remember(hash: string, principal: Principal, options: AuthenticateOptions): void {
-    if (options.rememberForOutage) this.rememberedKeys.set(hash, { principal, verifiedAtMs: this.clock.now().getTime() });
-  }
-
-  private recall(hash: string): Principal | undefined {
-    const remembered = this.rememberedKeys.get(hash);
-    if (!remembered) return undefined;
-    const ageMs = this.clock.now().getTime() - remembered.verifiedAtMs;
-    return ageMs < this.config.API_KEY_OUTAGE_GRACE_SECONDS * 1000 ? remembered.principal : undefined;
+    if (options.rememberForOutage) this.cache.remember(hash, principal);
   }
 }

@@ -43,6 +43,19 @@ describe('VerifiedKeyCache', () => {
     expect(cache.get('hash-b')).toEqual(bob);
   });
 
+  it('forgets a revoked key in the outage memory too, which outlives the loss of the listener', () => {
+    const cache = listeningCache();
+    cache.remember('hash-a', alice);
+    cache.remember('hash-b', bob);
+    cache.setListening(false);
+    expect(cache.recall('hash-a', 60_000)).toEqual(alice);
+    cache.revoked('key-a');
+    expect(cache.recall('hash-a', 60_000)).toBeUndefined();
+    expect(cache.recall('hash-b', 60_000)).toEqual(bob);
+    cache.forget('hash-b');
+    expect(cache.recall('hash-b', 60_000)).toBeUndefined();
+  });
+
   it('does not cache a key read before a revocation that was heard while the read was under way', () => {
     const cache = listeningCache();
     const lookup = cache.startLookup();

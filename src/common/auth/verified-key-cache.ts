@@ -12,6 +12,11 @@ interface CachedKey {
   cachedAtMs: number;
 }
 
+interface RememberedKey {
+  principal: Principal;
+  verifiedAtMs: number;
+}
+
 /**
  * Keys the database verified, answered from memory only while revocations are being heard
  * (`setListening(true)`) and for at most API_KEY_CACHE_MAX_AGE_SECONDS. Keyed by the key's hash,
@@ -24,6 +29,9 @@ interface CachedKey {
 @Injectable()
 export class VerifiedKeyCache {
   private readonly entries = new LRUCache<string, CachedKey>({ max: MAX_CACHED_KEYS });
+  // Keys of outage-tolerant routes, kept across listener loss (unlike `entries`) for recall during
+  // an outage; a heard revocation drops them too.
+  private readonly remembered = new LRUCache<string, RememberedKey>({ max: MAX_CACHED_KEYS });
   private readonly maxAgeMs: number;
   private generation = 0;
   private listening = false;
@@ -60,11 +68,27 @@ export class VerifiedKeyCache {
     this.entries.set(hash, { principal, cachedAtMs: this.clock.now().getTime() });
   }
 
-  /** A key was revoked: forget it. */
+  /** A key was revoked: forget it, in the cache and in the outage memory. */
   revoked(apiKeyId: string): void {
     this.generation += 1;
-    const hashes = [...this.entries.entries()].filter(([, entry]) => entry.principal.apiKeyId === apiKeyId).map(([hash]) => hash);
-    for (const hash of hashes) this.entries.delete(hash);
+    dropKey(this.entries, apiKeyId);
+    dropKey(this.remembered, apiKeyId);
+  }
+
+  /** Remembers a key just verified (or answered from the cache) for recall during an outage. */
+  remember(hash: string, principal: Principal): void {
+    this.remembered.set(hash, { principal, verifiedAtMs: this.clock.now().getTime() });
+  }
+
+  /** A key remembered less than `graceMs` ago; the database could not be asked. */
+  recall(hash: string, graceMs: number): Principal | undefined {
+    const entry = this.remembered.get(hash);
+    return entry && this.clock.now().getTime() - entry.verifiedAtMs < graceMs ? entry.principal : undefined;
+  }
+
+  /** The database says the key is unknown or revoked. */
+  forget(hash: string): void {
+    this.remembered.delete(hash);
   }
 
   /**
@@ -76,4 +100,9 @@ export class VerifiedKeyCache {
     this.entries.clear();
     this.listening = listening;
   }
+}
+
+function dropKey<T extends { principal: Principal }>(map: LRUCache<string, T>, apiKeyId: string): void {
+  const hashes = [...map.entries()].filter(([, entry]) => entry.principal.apiKeyId === apiKeyId).map(([hash]) => hash);
+  for (const hash of hashes) map.delete(hash);
 }
