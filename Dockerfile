@@ -3,12 +3,14 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY prisma ./prisma
-# postinstall runs `prisma generate`, which needs only the schema.
+# postinstall runs `prisma generate`, which needs only the schema (it builds only where src/ exists).
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY bench ./bench
-# The build compiles bench/ too (one tsconfig); the benchmark is not part of the image.
+# The build compiles bench/ too (one tsconfig); the benchmark is not part of the image. It also
+# prepares the embedded database template in node_modules/.cache, which the image keeps.
 RUN npm run build && rm -rf dist/bench && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

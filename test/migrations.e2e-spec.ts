@@ -20,7 +20,19 @@ describe('migration runner (embedded PGlite; the PostgreSQL path runs in every e
   });
   afterEach(() => database.close());
 
-  it('applies every migration once and records it as Prisma does', async () => {
+  it('opens a new database from the template with every migration recorded as Prisma does', async () => {
+    const dir = copyOfMigrations();
+    expect(await database.migrate(dir)).toEqual([]);
+    const rows = await database.prisma.$queryRawUnsafe<Array<{ migration_name: string; checksum: string; finished_at: Date | null }>>(
+      'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name',
+    );
+    expect(rows.map((r) => [r.migration_name, r.checksum])).toEqual(readMigrations(dir).map((m) => [m.name, m.checksum]));
+    expect(rows.every((r) => r.finished_at !== null)).toBe(true);
+  });
+
+  it('applies every migration once to an empty database and records it as Prisma does', async () => {
+    await database.prisma.$executeRawUnsafe('DROP SCHEMA public CASCADE');
+    await database.prisma.$executeRawUnsafe('CREATE SCHEMA public');
     const dir = copyOfMigrations();
     expect(await database.migrate(dir)).toEqual(readMigrations(dir).map((m) => m.name));
     expect(await database.migrate(dir)).toEqual([]);

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { hashApiKeyToken } from '../src/common/auth/api-key-token';
 import { ALL_SCOPES } from '../src/common/auth/scopes';
 import { openDatabase } from '../src/database/database';
+import { defaultMigrationsDir, readMigrations } from '../src/database/migrator';
 
 const distMain = join(__dirname, '..', 'dist', 'src', 'main.js');
 const distCli = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
@@ -16,8 +17,11 @@ interface RunningService {
   baseUrl: string;
 }
 
-/** Starts the built service on a free port and waits until it says where Swagger UI is. */
-async function startService(env: NodeJS.ProcessEnv): Promise<RunningService> {
+/**
+ * Starts the built service on a free port and waits until it says where Swagger UI is, and, when
+ * `demoKeyExpected`, until it has printed the demo key (seeding runs after listen).
+ */
+async function startService(env: NodeJS.ProcessEnv, demoKeyExpected = false): Promise<RunningService> {
   const child = spawn('node', [distMain], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -27,11 +31,11 @@ async function startService(env: NodeJS.ProcessEnv): Promise<RunningService> {
     child.on('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
     const check = setInterval(() => {
       const match = /Swagger UI: (http:\/\/localhost:\d+)\/docs/.exec(output);
-      if (match && (!/First start/.test(output) ? /Swagger UI/.test(output) : /Try it in Swagger UI/.test(output))) {
+      if (match && (!demoKeyExpected || /Try it in Swagger UI/.test(output))) {
         clearInterval(check);
         clearTimeout(timer);
-        // Give the demo seed (which runs after listen) a moment to print when it will.
-        setTimeout(() => resolve(match[1]), 1500);
+        // Give a demo seed that was not expected a moment to print, should it wrongly happen.
+        setTimeout(() => resolve(match[1]), demoKeyExpected ? 0 : 1500);
       }
     }, 100);
   });
@@ -49,11 +53,12 @@ describe('start-up on an empty embedded database', () => {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'wsa-start-')), 'db');
   const env = { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'log' };
 
-  it('migrates, prints a demo key with every scope once, and serves Swagger UI', async () => {
-    const first = await startService(env);
+  it('starts from the migrated template, prints a demo key with every scope once, and serves Swagger UI', async () => {
+    const first = await startService(env, true);
     let demoKey: string;
     try {
-      expect(first.output()).toContain('Applied migrations: 20261123120000_init');
+      // The new data directory is a copy of the template, which already holds every migration.
+      expect(first.output()).not.toContain('Applied migrations');
       demoKey = /\n\s+(wsk_[0-9A-Za-z]{40})\n/.exec(first.output())![1];
       const docs = await fetch(`${first.baseUrl}/docs-json`);
       expect(docs.status).toBe(200);
@@ -83,6 +88,10 @@ describe('start-up on an empty embedded database', () => {
       const key = await database.prisma.apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKeyToken(demoKey) } });
       expect([...key.scopes].sort()).toEqual([...ALL_SCOPES].sort());
       expect(await database.prisma.expertSuite.count({ where: { organizationId: key.organizationId } })).toBe(1);
+      const migrations = await database.prisma.$queryRawUnsafe<Array<{ migration_name: string; checksum: string }>>(
+        'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name',
+      );
+      expect(migrations).toEqual(readMigrations(defaultMigrationsDir()).map((m) => ({ migration_name: m.name, checksum: m.checksum })));
     } finally {
       await database.close();
     }
