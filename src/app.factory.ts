@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { accessLogMiddleware } from './common/http/access-log.middleware';
-import { bodyParserErrorsMiddleware } from './common/http/body-parser-errors.middleware';
+import { useJsonBodyParser } from './common/http/json-body-parser';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import type { LogLevelName } from './config/app-config';
 import { setupSwagger } from './openapi';
@@ -24,8 +24,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // Before the body parser, so that even a rejected body gets its X-Request-Id.
   app.use(requestIdMiddleware);
   app.use(accessLogMiddleware);
-  app.useBodyParser('json', { limit: options.config.JSON_BODY_LIMIT_BYTES });
-  app.use(bodyParserErrorsMiddleware);
+  useJsonBodyParser(app, options.config.JSON_BODY_LIMIT_BYTES);
   app.enableShutdownHooks();
   setupSwagger(app);
   await app.init();
