@@ -1,11 +1,11 @@
-import { DynamicModule, Module, Type, ValidationPipe } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './common/auth/auth.module';
 import { ClockModule } from './common/clock';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { PeriodicJobsModule } from './common/scheduling/periodic-jobs';
-import { validationExceptionFactory } from './common/validation/validation-exception.factory';
+import { BodyValidationPipe } from './common/validation/body-validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import type { Database } from './database/database';
@@ -44,16 +44,7 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        {
-          provide: APP_PIPE,
-          useValue: new ValidationPipe({
-            whitelist: true,
-            forbidNonWhitelisted: true,
-            transform: true,
-            stopAtFirstError: false,
-            exceptionFactory: validationExceptionFactory,
-          }),
-        },
+        { provide: APP_PIPE, useClass: BodyValidationPipe },
       ],
     };
   }
