@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { Request, Response } from 'express';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
+import { isUnstorableText } from '../../database/prisma-errors';
 import { AppError } from './app-error';
 import { ErrorCode, errorTypeForStatus } from './error-code';
 import type { ErrorBodyDto } from './error-body.dto';
@@ -23,6 +24,7 @@ const DETAIL_BY_CODE: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred. Quote the X-Request-Id when reporting it.',
 };
 const DATABASE_UNAVAILABLE_DETAIL = 'The database is unreachable. Retry later.';
+const UNSTORABLE_TEXT_DETAIL = 'The request holds text that cannot be stored (a NUL character).';
 
 /** Maps every failure, known or not, to the spec's error body; nothing internal reaches the client. */
 @Catch()
@@ -33,7 +35,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
-    const appError = this.toAppError(exception);
+    const appError = this.toAppError(exception, request);
 
     if (appError.status >= 500 && appError.code === ErrorCode.INTERNAL_ERROR) {
       this.logger.error(
@@ -53,11 +55,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
     response.status(appError.status).json(body);
   }
 
-  private toAppError(exception: unknown): AppError {
+  private toAppError(exception: unknown, request: Request): AppError {
     if (exception instanceof AppError) return exception;
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`Database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
       return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL);
+    }
+    // A backstop: validation refuses such text with the field named; reaching here means it missed one.
+    if (isUnstorableText(exception)) {
+      this.logger.warn(`${request.method} ${request.path}: the database refused text as unstorable; a validation rule let it through`);
+      return new AppError(ErrorCode.VALIDATION_FAILED, UNSTORABLE_TEXT_DETAIL);
     }
 
     if (exception instanceof HttpException) {
