@@ -248,7 +248,8 @@ function packageColumns(contents: PackageContents, uploadId: string, takeConnect
     skills: contents.skills as unknown as Prisma.InputJsonValue,
     skillCount: BigInt(contents.skills.length),
     connectors: contents.connectors as Prisma.InputJsonValue,
-    ...(takeConnectorRefs ? connectorRefColumns(contents.connector_refs) : {}),
+    // connector_count follows connectors.json, whose elements need not all name a connector.
+    ...(takeConnectorRefs ? { ...connectorRefColumns(contents.connector_refs), connectorCount: BigInt(contents.connectors.length) } : {}),
     readmeContent: contents.readme_content,
     readmeContentCn: contents.readme_content_cn,
     hasPackage: true,
