@@ -5,6 +5,7 @@ import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { listen, rawRequest, type RawRequest } from './support/raw-http';
 import { createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { breakCrc, buildZip, packageEntries, renameEntry, withCp437Names } from './support/zip-builder';
 
 /**
  * Hostile input, table-driven: every request below must get a 4xx with the error body and a
@@ -12,6 +13,7 @@ import { createTenant, openTestDatabase, startTestApp, type TestApp, type TestTe
  */
 
 const DEPARTMENTS = '/api/openapi/v1/departments';
+const UPLOADS = '/api/openapi/v1/uploads';
 const suitePath = (id: string) => `/api/openapi/v1/expert-suites/${id}`;
 const JSON_LIMIT = 1024 * 1024;
 
@@ -19,6 +21,8 @@ interface Context {
   bearer: string;
   otherBearer: string;
   suiteId: string;
+  /** Packages built before the run (zips are built asynchronously), by name. */
+  packages: Record<string, Buffer>;
 }
 
 type Headers = Array<[string, string]>;
@@ -87,6 +91,30 @@ const patchRequest =
     ),
     body,
   });
+
+const BOUNDARY = 'hostile-boundary';
+
+/** A multipart upload form: its text fields, then the file part (when given). */
+const uploadRequest =
+  (fields: Array<[string, string]>, file?: (context: Context) => Buffer) =>
+  (context: Context): RawRequest => {
+    const parts: Buffer[] = fields.map(([name, value]) => Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+    if (file) {
+      parts.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="p.zip"\r\nContent-Type: application/zip\r\n\r\n`));
+      parts.push(file(context), Buffer.from('\r\n'));
+    }
+    parts.push(Buffer.from(`--${BOUNDARY}--\r\n`));
+    return {
+      method: 'POST',
+      path: UPLOADS,
+      headers: [
+        ['Authorization', context.bearer],
+        ['Content-Type', `multipart/form-data; boundary=${BOUNDARY}`],
+      ],
+      body: Buffer.concat(parts),
+    };
+  };
+const uploadPackage = (name: string) => uploadRequest([['kind', 'package']], (context) => context.packages[name]);
 
 const create = (body: unknown, options?: Options) => createRequest(JSON.stringify(body), options);
 const patch = (body: unknown, options?: Options) => patchRequest(JSON.stringify(body), options);
@@ -354,7 +382,42 @@ const methodCases: Record<string, HostileCase> = {
   'path: a very long path': notFound((context) => ({ ...create({ name: 'a' })(context), path: `/${'a'.repeat(8000)}` })),
 };
 
-const CASES: Record<string, HostileCase> = { ...departmentCases, ...patchCases, ...parserCases, ...headerCases, ...methodCases };
+/** Packages refused at upload (rows 1, 13, 14, 15): built in beforeAll. */
+async function buildHostilePackages(): Promise<Record<string, Buffer>> {
+  const withExtra = (name: string) => buildZip([...packageEntries(), { name, content: 'x' }]);
+  return {
+    'wrong CRC': breakCrc(await buildZip(packageEntries()), 'commands/review.md'),
+    'control character in a name': renameEntry(await withExtra('ab/evil'), 'ab/evil', 'ab\u0001evil'),
+    'control byte in a CP437 name': withCp437Names(renameEntry(await withExtra('ab/evil'), 'ab/evil', 'ab\u001bevil')),
+    'NUL byte in README.md': await buildZip(packageEntries({ 'README.md': 'read\u0000me' })),
+    'escaped NUL in suite.json': await buildZip(packageEntries({ 'suite.json': '{"name":"a\\u0000","version":"1"}' })),
+    'lone surrogate in connectors.json': await buildZip(packageEntries({ 'connectors.json': '[{"connector_id":"\\ud800","connector_origin":"o"}]' })),
+    'connectors.json 100 levels deep': await buildZip(packageEntries({ 'connectors.json': `[{"a":${nested(100)}}]` })),
+    'a suite name of zero-width characters': await buildZip(packageEntries({ 'suite.json': JSON.stringify({ name: '\u200b\u200c', version: '1' }) })),
+    'a connector that is not an object': await buildZip(packageEntries({ 'connectors.json': '["github"]' })),
+  };
+}
+
+const uploadCases: Record<string, HostileCase> = {
+  'upload: a package entry with a wrong CRC': invalid('file', 'invalid_archive', uploadPackage('wrong CRC')),
+  'upload: a control character in an entry name': invalid('file', 'unsafe_path', uploadPackage('control character in a name')),
+  'upload: a control byte in a CP437 entry name': invalid('file', 'unsafe_path', uploadPackage('control byte in a CP437 name')),
+  'upload: a NUL byte in README.md': invalid('file', 'invalid_manifest', uploadPackage('NUL byte in README.md')),
+  'upload: an escaped NUL in suite.json': invalid('file', 'invalid_manifest', uploadPackage('escaped NUL in suite.json')),
+  'upload: a lone surrogate in connectors.json': invalid('file', 'invalid_manifest', uploadPackage('lone surrogate in connectors.json')),
+  'upload: connectors.json nested 100 levels': invalid('file', 'invalid_manifest', uploadPackage('connectors.json 100 levels deep')),
+  'upload: a suite name of zero-width characters': invalid('file', 'invalid_manifest', uploadPackage('a suite name of zero-width characters')),
+  'upload: a connector that is not an object': invalid('file', 'invalid_manifest', uploadPackage('a connector that is not an object')),
+  'upload: kind with a NUL': invalid('kind', 'invalid_value', uploadRequest([['kind', 'pack\u0000age']], (context) => context.packages['wrong CRC'])),
+  'upload: a form field constructor': invalid('constructor', 'unknown_field', uploadRequest([['kind', 'icon'], ['constructor', 'x']], (context) => context.packages['wrong CRC'])),
+  'upload: no file': invalid('file', 'required', uploadRequest([['kind', 'package']])),
+  'upload: two Authorization headers': unauthenticated((context) => {
+    const request = uploadPackage('wrong CRC')(context);
+    return { ...request, headers: [...request.headers!, ['Authorization', context.otherBearer]] };
+  }),
+};
+
+const CASES: Record<string, HostileCase> = { ...departmentCases, ...patchCases, ...parserCases, ...headerCases, ...methodCases, ...uploadCases };
 
 // --- the run ------------------------------------------------------------------------------------
 
@@ -372,7 +435,7 @@ describe('hostile input: every case a 4xx with the error body, nothing leaked, n
     base = await listen(testApp);
     [tenant, other] = await Promise.all([createTenant(database), createTenant(database)]);
     const suite = await new AdminService(database.prisma).createExpertSuite(tenant.organizationId, `hostile-${randomUUID().slice(0, 8)}`);
-    context = { bearer: tenant.bearer, otherBearer: other.bearer, suiteId: suite.id };
+    context = { bearer: tenant.bearer, otherBearer: other.bearer, suiteId: suite.id, packages: await buildHostilePackages() };
   });
 
   afterAll(async () => {
