@@ -8,12 +8,14 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY bench ./bench
-RUN npm run build && npm prune --omit=dev
+# The build compiles bench/ too (one tsconfig); the benchmark is not part of the image.
+RUN npm run build && rm -rf dist/bench && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000 \
     LOG_FORMAT=json \
+    SHUTDOWN_DELAY_MS=5000 \
     DATA_DIR=/var/lib/workspace-admin/pglite \
     UPLOAD_DIR=/var/lib/workspace-admin/uploads
 WORKDIR /app

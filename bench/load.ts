@@ -1,54 +1,68 @@
-import { performance } from 'node:perf_hooks';
+import autocannon = require('autocannon');
+import { REPLAY_BODY, REPLAY_KEY, type LoadJob, type LoadResult } from './scenarios';
 
-export interface Scenario {
-  name: string;
-  requests: number;
-  concurrency: number;
-  /** Sends request number `i`; resolves with the HTTP status. */
-  send: (i: number) => Promise<number>;
-  expectedStatus: number;
-}
+type RawRequest = autocannon.RawRequest;
 
-export interface ScenarioResult {
-  name: string;
-  requests: number;
-  unexpected: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p95Ms: number;
-  p99Ms: number;
-}
-
-/** Runs `requests` calls with at most `concurrency` in flight and measures each one. */
-export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
-  const latencies: number[] = [];
-  let unexpected = 0;
-  let next = 0;
-  const started = performance.now();
-  const worker = async () => {
-    while (next < scenario.requests) {
-      const i = next++;
-      const t0 = performance.now();
-      const status = await scenario.send(i);
-      latencies.push(performance.now() - t0);
-      if (status !== scenario.expectedStatus) unexpected++;
-    }
+/**
+ * The load generator, in its own process so that its CPU is not the server's: reads a LoadJob
+ * as JSON on stdin (not in its arguments, which any user can list), runs autocannon and prints
+ * a LoadResult as JSON.
+ */
+async function main(): Promise<void> {
+  let input = '';
+  for await (const chunk of process.stdin) input += String(chunk);
+  const job = JSON.parse(input) as LoadJob;
+  const result = await autocannon({
+    url: job.baseUrl,
+    connections: job.connections,
+    duration: job.durationSeconds,
+    headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
+    requests: [{ setupRequest: requestBuilder(job) }],
+  });
+  const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]));
+  const output: LoadResult = {
+    requests: result.requests.total,
+    durationSeconds: result.duration,
+    requestsPerSecond: result.requests.total / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statusCounts,
   };
-  await Promise.all(Array.from({ length: scenario.concurrency }, worker));
-  const elapsedSeconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]);
-  return {
-    name: scenario.name,
-    requests: scenario.requests,
-    unexpected,
-    requestsPerSecond: round(scenario.requests / elapsedSeconds),
-    p50Ms: at(0.5),
-    p95Ms: at(0.95),
-    p99Ms: at(0.99),
-  };
+  process.stdout.write(JSON.stringify(output));
 }
 
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
+/** Fills in each request of the scenario; `n` counts this process's requests. */
+function requestBuilder(job: LoadJob): (request: RawRequest) => RawRequest {
+  const api = '/api/openapi/v1';
+  let n = 0;
+  switch (job.scenario) {
+    case 'metering':
+      return (request) => ({ ...request, method: 'GET', path: `${api}/metering-policy` });
+    case 'patch-hot':
+      return (request) => patchSuite(request, job.suiteIds[0], `${job.runTag} ${n++}`);
+    case 'patch-spread':
+      return (request) => patchSuite(request, job.suiteIds[n % job.suiteIds.length], `${job.runTag} ${n++}`);
+    case 'create':
+      return (request) => {
+        const i = n++;
+        const headers = { ...request.headers, 'idempotency-key': `${job.runTag}-${i}` };
+        return { ...request, method: 'POST', path: `${api}/departments`, headers, body: JSON.stringify({ name: `Department ${job.runTag} ${i}` }) };
+      };
+    case 'replay':
+      return (request) => {
+        const headers = { ...request.headers, 'idempotency-key': REPLAY_KEY };
+        return { ...request, method: 'POST', path: `${api}/departments`, headers, body: REPLAY_BODY };
+      };
+  }
+
+  function patchSuite(request: RawRequest, suiteId: string, displayName: string): RawRequest {
+    return { ...request, method: 'PATCH', path: `${api}/expert-suites/${suiteId}`, body: JSON.stringify({ display_name: displayName }) };
+  }
 }
+
+main().catch((error: unknown) => {
+  process.stderr.write(`load generator: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,109 +1,152 @@
-import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdminService } from '../src/admin/admin.service';
-import { createApp } from '../src/app.factory';
-import { ALL_SCOPES } from '../src/common/auth/scopes';
-import { loadConfig } from '../src/config/app-config';
-import { openDatabase, type DatabaseKind } from '../src/database/database';
-import { runScenario, type Scenario, type ScenarioResult } from './load';
+import { ratioChart } from './chart';
+import { createDatabase, databaseUrl, dropDatabase, makeFixture, seed, serverVersion, type Fixture } from './databases';
+import { measureEmbedded } from './embedded';
+import { describeMachine, gitCommit, packageVersions } from './environment';
+import { measure } from './measure';
+import { compareAnswers } from './parity';
+import { memory } from './proc-stats';
+import { runNodeScript, startServer, type ServerProcess } from './processes';
+import { markdown } from './report';
+import { checkTargets, summarize, type ScenarioRuns, type Side } from './results';
+import type { LoadJob, ScenarioName } from './scenarios';
+import { readSettings, type Settings } from './settings';
 
-interface Targets {
-  scenarios: Record<string, { maxP95Ms: number; minRequestsPerSecond: number }>;
-  maxRssMiB: number;
-}
+const ROOT = join(__dirname, '..', '..');
+const SCRIPTS = {
+  service: join(ROOT, 'dist/src/main.js'),
+  migrate: join(ROOT, 'dist/src/database/migrate.main.js'),
+  lean: join(ROOT, 'dist/bench/lean/server.js'),
+  load: join(ROOT, 'dist/bench/load.js'),
+};
+const SIDES: Side[] = ['service', 'lean'];
+const SUITE_COUNT = 100;
+const READY_TIMEOUT_MS = 60_000;
 
-type TargetsByDatabase = Record<DatabaseKind, Targets>;
+type Servers = Record<Side, ServerProcess>;
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-
-/** `npm run bench`: the service in this process on a real database, loaded over loopback HTTP. */
+/**
+ * `npm run bench` (docs/benchmarks.md): the service against the lean baseline on PostgreSQL,
+ * then the embedded default on its own; checks the targets, writes docs/benchmarks.md and
+ * docs/benchmarks.svg, and exits 1 when a target is missed.
+ */
 async function main(): Promise<number> {
-  const config = loadConfig({}, {
-    DATABASE_URL: process.env.BENCH_DATABASE_URL || undefined,
-    DATA_DIR: 'memory://',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: 0,
-  });
-  const database = await openDatabase(config);
-  await database.migrate();
-  const app = await createApp({ config, database });
-  await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/api/openapi/v1`;
+  const startedAt = new Date();
+  const settings = readSettings(process.env);
+  const machine = describeMachine();
+  const fixture = makeFixture(SUITE_COUNT, settings.pairs + 1);
+  const workDirectory = mkdtempSync(join(tmpdir(), 'wsa-bench-'));
+  const databases: Record<Side, string> = {
+    service: `${settings.databasePrefix}service_${process.pid}`,
+    lean: `${settings.databasePrefix}lean_${process.pid}`,
+  };
+  const failures: string[] = [];
+  const outcomes: ScenarioRuns[] = [];
+  const peakRssMiB: Partial<Record<Side, number>> = {};
+  let parityDifferences: string[] = [];
+  let postgresVersion = 'unknown';
+  const started: ServerProcess[] = [];
+
   try {
-    const admin = new AdminService(database.prisma);
-    const org = await admin.createOrganization(`bench ${randomUUID()}`);
-    const key = (await admin.createApiKey(org.id, [...ALL_SCOPES])).key;
-    const suite = await admin.createExpertSuite(org.id, 'bench-suite');
-    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-    const run = randomUUID().slice(0, 8);
-    const replayKey = `bench-replay-${run}`;
-    const createBody = (i: number) => JSON.stringify({ name: `Department ${run}-${i}`, external_id: `ext-${run}-${i}` });
+    postgresVersion = await serverVersion(settings.postgresUrl);
+    for (const side of SIDES) await prepareDatabase(settings.postgresUrl, databases[side], fixture, workDirectory);
+    const url = (side: Side) => databaseUrl(settings.postgresUrl, databases[side]);
+    const servers: Servers = {
+      service: await startServer('service', SCRIPTS.service, {
+        ...process.env,
+        DATABASE_URL: url('service'),
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: '0',
+        UPLOAD_DIR: join(workDirectory, 'uploads'),
+      }, workDirectory),
+      lean: await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory),
+    };
+    started.push(servers.service, servers.lean);
+    for (const side of SIDES) await servers[side].waitUntilReady(READY_TIMEOUT_MS);
 
-    const scenarios: Scenario[] = [
-      {
-        name: 'read metering policy',
-        requests: REQUESTS,
-        concurrency: CONCURRENCY,
-        expectedStatus: 200,
-        send: async () => (await fetch(`${base}/metering-policy`, { headers })).status,
-      },
-      {
-        name: 'create department',
-        requests: Math.ceil(REQUESTS / 2),
-        concurrency: CONCURRENCY,
-        expectedStatus: 201,
-        send: async (i) =>
-          (await fetch(`${base}/departments`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': `bench-${run}-${i}` }, body: createBody(i) })).status,
-      },
-      {
-        name: 'replay create department',
-        requests: REQUESTS,
-        concurrency: 1,
-        expectedStatus: 201,
-        send: async () =>
-          (await fetch(`${base}/departments`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': replayKey }, body: createBody(-1) })).status,
-      },
-      {
-        name: 'update expert suite',
-        requests: Math.ceil(REQUESTS / 2),
-        concurrency: CONCURRENCY,
-        expectedStatus: 200,
-        send: async (i) =>
-          (await fetch(`${base}/expert-suites/${suite.id}`, { method: 'PATCH', headers, body: JSON.stringify({ display_name: `Suite ${i}` }) })).status,
-      },
-    ];
-
-    const targets = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'bench', 'targets.json'), 'utf8')) as TargetsByDatabase)[database.kind];
-    const results: ScenarioResult[] = [];
-    for (const scenario of scenarios) results.push(await runScenario(scenario));
-    const rssMiB = Math.round(process.memoryUsage().rss / (1024 * 1024));
-    return report(results, rssMiB, targets, database.kind);
+    parityDifferences = await compareAnswers(servers.service.baseUrl, servers.lean.baseUrl, fixture);
+    for (const difference of parityDifferences) console.log(`parity: ${difference}`);
+    for (const scenario of settings.scenarios) {
+      const outcome = await runScenario(scenario, servers, fixture, settings);
+      if (outcome.error) failures.push(`${scenario}: ${outcome.error}`);
+      outcomes.push(outcome);
+    }
+    for (const side of SIDES) if (servers[side].running) peakRssMiB[side] = memory(servers[side].pid).peakRssMiB;
+  } catch (error) {
+    failures.push(message(error));
   } finally {
-    await app.close();
-    await database.close();
+    for (const server of started) await server.stop();
+    for (const side of SIDES) await dropDatabase(settings.postgresUrl, databases[side]).catch((error: unknown) => failures.push(`drop ${databases[side]}: ${message(error)}`));
+    rmSync(workDirectory, { recursive: true, force: true });
   }
+
+  const embedded = settings.embedded
+    ? await measureEmbedded({ serviceScript: SCRIPTS.service, loadScript: SCRIPTS.load, ...settings })
+    : undefined;
+  if (embedded?.error) failures.push(`embedded: ${embedded.error}`);
+
+  const summaries = outcomes.map(summarize);
+  const checks = checkTargets(summaries, peakRssMiB, embedded, parityDifferences);
+  const commit = gitCommit(ROOT);
+  const minutes = (Date.now() - startedAt.getTime()) / 60_000;
+  writeFileSync(
+    join(ROOT, 'docs/benchmarks.md'),
+    markdown({ startedAt, minutes, commit, settings, machine, postgresVersion, versions: packageVersions(ROOT), outcomes, summaries, peakRssMiB, embedded, parityDifferences, checks, failures }),
+  );
+  const subtitle = `commit ${commit}, ${startedAt.toISOString().slice(0, 10)}; medians of ${settings.pairs} pairs of ${settings.durationSeconds} s runs, ${settings.connections} connections, ${machine.cpuCount} CPUs`;
+  writeFileSync(join(ROOT, 'docs/benchmarks.svg'), ratioChart(summaries, subtitle));
+
+  console.log('');
+  for (const check of checks) console.log(`${check.ok ? 'ok    ' : 'MISSED'} ${check.what}: ${check.measured} (target ${check.target})`);
+  for (const failure of failures) console.log(`FAILED ${failure}`);
+  console.log(`\n${checks.filter((check) => check.ok).length} of ${checks.length} targets met in ${minutes.toFixed(1)} minutes; wrote docs/benchmarks.md and docs/benchmarks.svg`);
+  return checks.every((check) => check.ok) && failures.length === 0 ? 0 : 1;
 }
 
-function report(results: ScenarioResult[], rssMiB: number, targets: Targets, databaseKind: string): number {
-  let missed = 0;
-  console.log(`database: ${databaseKind}, concurrency ${CONCURRENCY}`);
-  console.table(results);
-  for (const result of results) {
-    const target = targets.scenarios[result.name];
-    const problems: string[] = [];
-    if (result.unexpected > 0) problems.push(`${result.unexpected} unexpected statuses`);
-    if (target && result.p95Ms > target.maxP95Ms) problems.push(`p95 ${result.p95Ms} ms > ${target.maxP95Ms} ms`);
-    if (target && result.requestsPerSecond < target.minRequestsPerSecond) problems.push(`${result.requestsPerSecond} req/s < ${target.minRequestsPerSecond}`);
-    missed += problems.length;
-    console.log(`${problems.length === 0 ? 'ok    ' : 'MISSED'} ${result.name}${problems.length ? `: ${problems.join('; ')}` : ''}`);
+// Processes under test run in an empty directory, so that no .env of the checkout reaches them.
+async function prepareDatabase(postgresUrl: string, name: string, fixture: Fixture, workDirectory: string): Promise<void> {
+  await createDatabase(postgresUrl, name);
+  const url = databaseUrl(postgresUrl, name);
+  await runNodeScript(SCRIPTS.migrate, { ...process.env, DATABASE_URL: url }, workDirectory);
+  await seed(url, fixture);
+}
+
+/** A warm-up run on each side, then pairs of measured runs, alternating which side goes first. */
+async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fixture, settings: Settings): Promise<ScenarioRuns> {
+  const outcome: ScenarioRuns = { scenario, runs: [], rssAfterMiB: {} };
+  // Each create run gets its own organization (the same one on both sides), so that every run
+  // starts from no siblings: max(order) over a growing sibling list would favour the slower side.
+  const job = (side: Side, run: number, durationSeconds: number): Omit<LoadJob, 'baseUrl'> => ({
+    scenario,
+    token: scenario === 'create' ? fixture.createTenants[run + 1].token : fixture.main.token,
+    suiteIds: fixture.suiteIds,
+    runTag: `${scenario}-${side}-${run}`,
+    durationSeconds,
+    connections: settings.connections,
+  });
+  try {
+    for (const side of SIDES) await measure(servers[side], job(side, -1, settings.warmupSeconds), SCRIPTS.load);
+    for (let pair = 0; pair < settings.pairs; pair++) {
+      for (const side of pair % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+        const run = { side, pair, ...(await measure(servers[side], job(side, pair, settings.durationSeconds), SCRIPTS.load)) };
+        outcome.runs.push(run);
+        const { load } = run;
+        console.log(
+          `${scenario.padEnd(13)} pair ${pair + 1} ${side.padEnd(8)} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  ${run.cpuUsPerRequest.toFixed(0)} µs CPU/req  non-2xx ${load.non2xx}  errors ${load.errors}`,
+        );
+      }
+    }
+  } catch (error) {
+    outcome.error = message(error);
   }
-  const memoryOk = rssMiB <= targets.maxRssMiB;
-  if (!memoryOk) missed++;
-  console.log(`${memoryOk ? 'ok    ' : 'MISSED'} resident memory ${rssMiB} MiB (target ≤ ${targets.maxRssMiB} MiB)`);
-  return missed === 0 ? 0 : 1;
+  for (const side of SIDES) if (servers[side].running) outcome.rssAfterMiB[side] = memory(servers[side].pid).rssMiB;
+  return outcome;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 main().then(

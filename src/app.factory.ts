@@ -3,6 +3,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { accessLogMiddleware } from './common/http/access-log.middleware';
+import { closeConnectionsWhileDraining } from './common/lifecycle/graceful-shutdown';
+import { Readiness } from './common/lifecycle/readiness';
+import { answerHttpParserErrors } from './common/http/http-parser-errors';
 import { useJsonBodyParser } from './common/http/json-body-parser';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import type { LogLevelName } from './config/app-config';
@@ -24,8 +27,9 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // Before the body parser, so that even a rejected body gets its X-Request-Id.
   app.use(requestIdMiddleware);
   app.use(accessLogMiddleware);
+  app.use(closeConnectionsWhileDraining(app.get(Readiness)));
   useJsonBodyParser(app, options.config.JSON_BODY_LIMIT_BYTES);
-  app.enableShutdownHooks();
+  answerHttpParserErrors(app.getHttpServer());
   setupSwagger(app);
   await app.init();
   return app;

@@ -2,6 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './common/auth/auth.module';
 import { ClockModule } from './common/clock';
+import { ReadinessModule } from './common/lifecycle/readiness';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { PeriodicJobsModule } from './common/scheduling/periodic-jobs';
@@ -32,6 +33,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         ClockModule,
+        ReadinessModule,
         PeriodicJobsModule,
         DatabaseModule.forRoot(database),
         AuthModule,

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
+import { drainOnSignals } from './common/lifecycle/graceful-shutdown';
 import { describeDemoSeed, seedDemoIfEmpty } from './bootstrap/demo-seed';
 import { ConfigError, loadConfig } from './config/app-config';
 import { loadDotEnv } from './config/dot-env';
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   const port = (app.getHttpServer().address() as AddressInfo).port;
   const baseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
   const logger = new Logger('Main');
+  drainOnSignals(app, config, logger);
   logger.log(`Listening on port ${port} (${config.usesEmbeddedDatabase ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL'})`);
   logger.log(`Swagger UI: ${baseUrl}/docs   OpenAPI: ${baseUrl}/docs-json`);
   if (config.usesEmbeddedDatabase) {

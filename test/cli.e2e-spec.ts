@@ -51,6 +51,10 @@ describe('admin CLI commands', () => {
     const revoked = await cli('apikey', 'revoke', '--id', created.json!.id as string);
     expect(revoked.json).toEqual({ id: created.json!.id, revoked_at: expect.stringMatching(/Z$/) });
     expect((await database.prisma.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).revokedAt).not.toBeNull();
+    expect((await cli('apikey', 'revoke', '--id', created.json!.id as string)).json).toEqual(revoked.json);
+    const unknown = await cli('apikey', 'revoke', '--id', '00000000-0000-4000-8000-000000000000');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No API key');
   });
 
   it('refuses unknown scopes and unknown organizations with a message and exit code 1', async () => {

@@ -1,10 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { AdminService } from '../src/admin/admin.service';
 import { Scope } from '../src/common/auth/scopes';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { ProbeModule } from './support/probe.module';
-import { createApiKey, createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { createApiKey, createTenant, openTestDatabase, revokeAndAwaitNotice, startTestApp, type TestApp, type TestTenant } from './support/test-app';
 
 describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
   let database: Database;
@@ -44,7 +43,7 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
     it('returns 401 at once for a revoked key that worked a moment before', async () => {
       const key = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
       await testApp.http().get('/probe/quota-read').set('Authorization', key.bearer).expect(200);
-      await new AdminService(database.prisma).revokeApiKey(key.apiKeyId);
+      await revokeAndAwaitNotice(database, key.apiKeyId, testApp);
       const response = await testApp.http().get('/probe/quota-read').set('Authorization', key.bearer);
       expectErrorBody(response, 401, 'UNAUTHENTICATED', 'unauthorized');
     });

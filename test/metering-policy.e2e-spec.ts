@@ -4,7 +4,7 @@ import { Clock } from '../src/common/clock';
 import { Database, openDatabase } from '../src/database/database';
 import { nextResetAfter } from '../src/modules/quota/subscription-cycle';
 import { expectErrorBody } from './support/error-body';
-import { createApiKey, createTenant, openTestDatabase, startTestApp, testConfig, type TestApp, type TestTenant } from './support/test-app';
+import { createApiKey, createTenant, openTestDatabase, revokeAndAwaitNotice, startTestApp, testConfig, type TestApp, type TestTenant } from './support/test-app';
 
 const PATH = '/api/openapi/v1/metering-policy';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -140,7 +140,7 @@ describe('GET /api/openapi/v1/metering-policy', () => {
     const tenant = await createTenant(database, [Scope.QuotaRead]);
     const key = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
     await read(testApp, key).expect(200);
-    await admin.revokeApiKey(key.apiKeyId);
+    await revokeAndAwaitNotice(database, key.apiKeyId, testApp);
     expectErrorBody(await read(testApp, key), 401, 'UNAUTHENTICATED', 'unauthorized');
   });
 

@@ -1,3 +1,4 @@
+import { API_KEY_REVOKED_CHANNEL } from '../common/auth/api-key-revocations';
 import { generateApiKeyToken } from '../common/auth/api-key-token';
 import { isKnownScope, type ScopeName } from '../common/auth/scopes';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -38,14 +39,20 @@ export class AdminService {
     return { id: apiKey.id, key: token.token, scopes: unique as ScopeName[] };
   }
 
+  /**
+   * Revokes the key and announces it on API_KEY_REVOKED_CHANNEL in the same statement, so every
+   * instance drops the key from its cache exactly when the revocation commits. Revoking again keeps
+   * the first revoked_at (and announces it again, which is harmless).
+   */
   async revokeApiKey(id: string): Promise<{ id: string; revoked_at: string }> {
     requireUuid(id, 'id');
-    const existing = await this.prisma.apiKey.findUnique({ where: { id } });
-    if (!existing) throw new AdminError(`No API key with id ${id}.`);
-    const revoked = existing.revokedAt
-      ? existing
-      : await this.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
-    return { id: revoked.id, revoked_at: revoked.revokedAt!.toISOString() };
+    const [revoked] = await this.prisma.$queryRaw<Array<{ id: string; revoked_at: Date }>>`
+      WITH revoked AS (
+        UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${id}::uuid RETURNING id, revoked_at
+      )
+      SELECT revoked.id, revoked.revoked_at FROM revoked, pg_notify(${API_KEY_REVOKED_CHANNEL}, revoked.id::text)`;
+    if (!revoked) throw new AdminError(`No API key with id ${id}.`);
+    return { id: revoked.id, revoked_at: revoked.revoked_at.toISOString() };
   }
 
   async createCategory(organizationId: string, name: string): Promise<{ id: string; name: string }> {

@@ -41,6 +41,15 @@ export class AppConfig {
   @Max(100)
   DATABASE_POOL_SIZE = 10;
 
+  /**
+   * Longest a request waits for a free pooled PostgreSQL connection (or for a new one to open)
+   * before it is answered 503 with Retry-After. Requests beyond the pool's size queue meanwhile.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  DATABASE_POOL_TIMEOUT_MS = 10_000;
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'log';
 
@@ -113,6 +122,15 @@ export class AppConfig {
   @Min(0)
   API_KEY_OUTAGE_GRACE_SECONDS = 15 * 60;
 
+  /**
+   * Longest a verified API key is answered from memory without the database. Revocations reach
+   * every instance at once through NOTIFY; this age bounds the rest (a lost notification). 0 = no cache.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  API_KEY_CACHE_MAX_AGE_SECONDS = 300;
+
   /** Requests per minute per API key; 0 turns rate limiting off. */
   @Transform(toInt)
   @IsInt()
@@ -124,6 +142,21 @@ export class AppConfig {
   @IsInt()
   @Min(100)
   TRANSACTION_TIMEOUT_MS = 15000;
+
+  /**
+   * On SIGTERM/SIGINT: how long readiness answers 503 while new connections are still served, so
+   * that a load balancer stops sending before the listener closes. 0 for a process no balancer feeds.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_DELAY_MS = 0;
+
+  /** Then: how long requests in flight may take to finish before their connections are cut. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
 
   /** Base URL clients reach the service at; used for addresses the service hands out (icon_url). */
   @Transform(emptyToUndefined)

@@ -1,5 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
-import { isDatabaseUnavailable } from './database-unavailable';
+import { isDatabaseBusy, isDatabaseUnavailable } from './database-unavailable';
+import { DatabaseBusyError } from './postgres-pool';
 
 const known = (code: string, meta?: Record<string, unknown>) =>
   new Prisma.PrismaClientKnownRequestError('failed', { code, clientVersion: 'test', meta });
@@ -21,6 +22,7 @@ describe('isDatabaseUnavailable', () => {
     ['ended pg pool', new Error('Cannot use a pool after calling end on the pool')],
     ['connection dropped', new Error('Connection terminated unexpectedly')],
     ['pool connect timeout', new Error('timeout exceeded when trying to connect')],
+    ['a transaction client whose connection broke', new Error('Client has encountered a connection error and is not queryable')],
     ['raw ECONNREFUSED', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
   ])('counts %s as unavailable', (_case, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
@@ -38,5 +40,18 @@ describe('isDatabaseUnavailable', () => {
     ['undefined', undefined],
   ])('does not count %s as unavailable', (_case, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isDatabaseBusy', () => {
+  it('counts a wait for a busy pool and a transaction that could not start or finish in time as busy, not unavailable', () => {
+    for (const error of [new DatabaseBusyError(10_000), known('P2028')]) {
+      expect(isDatabaseBusy(error)).toBe(true);
+      expect(isDatabaseUnavailable(error)).toBe(false);
+    }
+  });
+
+  it('does not count an unreachable database or a constraint violation as busy', () => {
+    for (const error of [new Error('timeout exceeded when trying to connect'), known('P1001'), known('P2002')]) expect(isDatabaseBusy(error)).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { Prisma } from '../generated/prisma/client';
+import { DatabaseBusyError } from './postgres-pool';
 
 /**
  * Prisma codes that mean the database could not be reached or the connection broke, as opposed
@@ -27,6 +28,9 @@ const UNAVAILABLE_MESSAGES = [
   'Connection terminated unexpectedly',
   'Connection terminated due to connection timeout',
   'timeout exceeded when trying to connect',
+  // A pooled client whose connection broke inside a transaction, used again before it is discarded.
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
 ];
 
 /**
@@ -48,4 +52,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 function unmappedSqlState(error: Prisma.PrismaClientKnownRequestError): string | undefined {
   const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string; code?: unknown } } | undefined)?.cause;
   return cause?.kind === 'postgres' && typeof cause.code === 'string' ? cause.code : undefined;
+}
+
+/**
+ * True when the database is reachable but the request could not get its turn in time: every
+ * pooled connection stayed busy (DatabaseBusyError), or Prisma could not start or finish an
+ * interactive transaction within its limits (P2028). Overload, not an outage.
+ */
+export function isDatabaseBusy(error: unknown): error is Error {
+  return error instanceof DatabaseBusyError || (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2028');
 }

@@ -1,6 +1,8 @@
 import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { Database, openDatabase } from './database';
+import { DatabaseNotifications } from './database-notifications';
+import { DatabaseOutageLog } from './outage-log';
 import { PrismaService } from './prisma.service';
 import { TransactionHost } from './transaction-host';
 
@@ -36,10 +38,12 @@ export class DatabaseModule {
         },
         { provide: OWNS_DATABASE, useValue: database === undefined },
         { provide: PrismaService, inject: [DATABASE], useFactory: (db: Database) => db.prisma },
+        { provide: DatabaseNotifications, useExisting: DATABASE },
         DatabaseLifecycle,
         TransactionHost,
+        DatabaseOutageLog,
       ],
-      exports: [PrismaService, TransactionHost],
+      exports: [PrismaService, TransactionHost, DatabaseOutageLog, DatabaseNotifications],
     };
   }
 }

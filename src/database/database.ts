@@ -1,42 +1,54 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { AppConfig } from '../config/app-config';
 import { PrismaClient } from '../generated/prisma/client';
 import { EmbeddedDatabaseLock } from './embedded-lock';
 import { applyMigrations, defaultMigrationsDir, readMigrations } from './migrator';
+import { listenOnPGlite, listenOnPostgres, type NotificationHandlers, type NotificationSubscription, Subscriptions } from './notifications';
+import { PostgresPool } from './postgres-pool';
 import { pgliteSession, pgSession } from './sql-session';
 
 export type DatabaseKind = 'postgres' | 'embedded';
 
-/** An open database: the Prisma client, the migration runner and the way to close it all. */
+/** An open database: the Prisma client, the migration runner, NOTIFY listening and the way to close it all. */
 export interface Database {
   readonly kind: DatabaseKind;
   readonly prisma: PrismaClient;
   migrate(migrationsDir?: string): Promise<string[]>;
+  /** Receives the NOTIFYs of `channel` until closed, or until the database is closed. */
+  listen(channel: string, handlers: NotificationHandlers): Promise<NotificationSubscription>;
   close(): Promise<void>;
 }
 
 // Any constant works; it only has to be the same in every process migrating one database.
 const MIGRATION_LOCK_ID = 7_301_977_114;
 
-export type DatabaseSettings = Pick<AppConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'TRANSACTION_TIMEOUT_MS'>;
+export type DatabaseSettings = Pick<AppConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_POOL_TIMEOUT_MS' | 'TRANSACTION_TIMEOUT_MS'>;
 
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
   return settings.DATABASE_URL ? openPostgres(settings.DATABASE_URL, settings) : openEmbedded(settings.DATA_DIR, settings);
 }
 
-function transactionOptions(settings: DatabaseSettings) {
-  // PGlite has one connection: transactions queue behind each other, so waiting is normal there.
-  return { maxWait: settings.TRANSACTION_TIMEOUT_MS, timeout: settings.TRANSACTION_TIMEOUT_MS };
+function clientOptions(settings: DatabaseSettings) {
+  return {
+    // PGlite has one connection: transactions queue behind each other, so waiting is normal there.
+    transactionOptions: { maxWait: settings.TRANSACTION_TIMEOUT_MS, timeout: settings.TRANSACTION_TIMEOUT_MS },
+    // Any other format captures a stack trace (new Error()) on every query, only to point at the
+    // caller in error messages, which never reach a client anyway.
+    errorFormat: 'minimal' as const,
+  };
 }
 
 async function openPostgres(url: string, settings: DatabaseSettings): Promise<Database> {
-  const pool = new Pool({ connectionString: url, max: settings.DATABASE_POOL_SIZE, connectionTimeoutMillis: 5000 });
-  // An idle client losing its connection must not crash the process; the next query reports it.
+  const pool = new PostgresPool({ connectionString: url, max: settings.DATABASE_POOL_SIZE, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS });
+  // A client losing its connection must not crash the process, whether it is idle in the pool or
+  // checked out between two queries (pg emits 'error' on the client then): the query that uses it
+  // next fails and answers 503, and the pool replaces the client.
   pool.on('error', () => undefined);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: transactionOptions(settings) });
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), ...clientOptions(settings) });
+  const subscriptions = new Subscriptions();
   return {
     kind: 'postgres',
     prisma,
@@ -53,7 +65,9 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
         client.release();
       }
     },
+    listen: async (channel, handlers) => subscriptions.track(await listenOnPostgres(url, channel, handlers)),
     async close() {
+      await subscriptions.closeAll();
       await prisma.$disconnect();
       await pool.end();
     },
@@ -65,12 +79,15 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
   const lock = inMemory ? undefined : EmbeddedDatabaseLock.acquire(dataDir);
   try {
     const pglite = await PGlite.create(dataDir);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: transactionOptions(settings) });
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), ...clientOptions(settings) });
+    const subscriptions = new Subscriptions();
     return {
       kind: 'embedded',
       prisma,
       migrate: (migrationsDir = defaultMigrationsDir()) => applyMigrations(pgliteSession(pglite), readMigrations(migrationsDir)),
+      listen: async (channel, handlers) => subscriptions.track(await listenOnPGlite(pglite, channel, handlers)),
       async close() {
+        await subscriptions.closeAll();
         await prisma.$disconnect();
         await pglite.close();
         lock?.release();

@@ -7,6 +7,7 @@ import { AdminService } from '../../src/admin/admin.service';
 import { createApp } from '../../src/app.factory';
 import type { AppModuleOptions } from '../../src/app.module';
 import { ALL_SCOPES } from '../../src/common/auth/scopes';
+import { VerifiedKeyCache } from '../../src/common/auth/verified-key-cache';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { Database, openDatabase } from '../../src/database/database';
 
@@ -75,4 +76,24 @@ export async function createTenant(database: Database, scopes: readonly string[]
 export async function createApiKey(database: Database, organizationId: string, scopes: readonly string[]): Promise<TestTenant> {
   const key = await new AdminService(database.prisma).createApiKey(organizationId, [...scopes]);
   return { organizationId, apiKeyId: key.id, apiKey: key.key, bearer: `Bearer ${key.key}` };
+}
+
+/**
+ * Revokes a key in this process and returns once every given app instance has heard the
+ * revocation. PGlite delivers it before the revoking statement returns; PostgreSQL on each
+ * instance's own listening connection, which can be a moment behind the revoking one.
+ */
+export async function revokeAndAwaitNotice(database: Database, apiKeyId: string, ...apps: TestApp[]): Promise<void> {
+  const spies = apps.map((testApp) => jest.spyOn(testApp.app.get(VerifiedKeyCache), 'revoked'));
+  try {
+    await new AdminService(database.prisma).revokeApiKey(apiKeyId);
+    await until(() => spies.every((spy) => spy.mock.calls.some(([id]) => id === apiKeyId)));
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+}
+
+/** Waits for a condition; the test's own timeout bounds the wait. */
+export async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
 }

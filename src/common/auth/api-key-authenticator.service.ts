@@ -1,22 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { PrismaService } from '../../database/prisma.service';
-import { Clock } from '../clock';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { hashApiKeyToken, isWellFormedApiKeyToken } from './api-key-token';
 import type { Principal } from './principal';
-
-// A few hundred bytes each: bounds memory however many keys call outage-tolerant routes.
-const MAX_REMEMBERED_KEYS = 10_000;
-
-interface RememberedKey {
-  principal: Principal;
-  verifiedAtMs: number;
-}
+import { VerifiedKeyCache } from './verified-key-cache';
 
 export interface AuthenticateOptions {
   /**
@@ -28,23 +19,27 @@ export interface AuthenticateOptions {
 
 @Injectable()
 export class ApiKeyAuthenticator {
-  // Keyed by the key's hash, never the key itself.
-  private readonly rememberedKeys = new LRUCache<string, RememberedKey>({ max: MAX_REMEMBERED_KEYS });
-
   constructor(
     private readonly prisma: PrismaService,
     private readonly config: AppConfig,
-    private readonly clock: Clock,
+    private readonly cache: VerifiedKeyCache,
   ) {}
 
   /**
-   * The principal of a live key, or undefined for a malformed, unknown or revoked one. The
-   * database decides every time it can be reached, so a revoked key is refused at once; when it
-   * cannot, this is a 503 unless `rememberForOutage` allows a recently verified key.
+   * The principal of a live key, or undefined for a malformed, unknown or revoked one. A key
+   * verified recently comes from the cache, which drops it the moment its revocation is heard;
+   * any other key is looked up in the database. When the database cannot be reached, this is a
+   * 503 unless `rememberForOutage` allows a recently verified key.
    */
   async authenticate(token: string, options: AuthenticateOptions = {}): Promise<Principal | undefined> {
     if (!isWellFormedApiKeyToken(token)) return undefined;
     const hash = hashApiKeyToken(token);
+    const cached = this.cache.get(hash);
+    if (cached) {
+      this.remember(hash, cached, options);
+      return cached;
+    }
+    const lookup = this.cache.startLookup();
     let key;
     try {
       key = await this.prisma.apiKey.findUnique({
@@ -53,25 +48,23 @@ export class ApiKeyAuthenticator {
       });
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
-      const remembered = options.rememberForOutage ? this.recall(hash) : undefined;
+      const remembered = options.rememberForOutage ? this.cache.recall(hash, this.config.API_KEY_OUTAGE_GRACE_SECONDS * 1000) : undefined;
       if (remembered) return remembered;
       throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The database is unreachable, so the API key cannot be checked. Retry later.');
     }
     if (!key || key.revokedAt !== null) {
-      this.rememberedKeys.delete(hash);
+      this.cache.forget(hash);
       return undefined;
     }
     // The index look-up already matched; the constant-time compare keeps the final check free of timing signal.
     if (!timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
     const principal: Principal = { apiKeyId: key.id, organizationId: key.organizationId, scopes: key.scopes };
-    if (options.rememberForOutage) this.rememberedKeys.set(hash, { principal, verifiedAtMs: this.clock.now().getTime() });
+    this.cache.store(hash, principal, lookup);
+    this.remember(hash, principal, options);
     return principal;
   }
 
-  private recall(hash: string): Principal | undefined {
-    const remembered = this.rememberedKeys.get(hash);
-    if (!remembered) return undefined;
-    const ageMs = this.clock.now().getTime() - remembered.verifiedAtMs;
-    return ageMs < this.config.API_KEY_OUTAGE_GRACE_SECONDS * 1000 ? remembered.principal : undefined;
+  private remember(hash: string, principal: Principal, options: AuthenticateOptions): void {
+    if (options.rememberForOutage) this.cache.remember(hash, principal);
   }
 }

@@ -5,8 +5,10 @@ import { AppConfig } from '../../config/app-config';
 import { JsonBodyGuard } from '../http/json-body.guard';
 import { ApiKeyAuthGuard } from './api-key-auth.guard';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
+import { ApiKeyRevocations } from './api-key-revocations';
 import { ApiKeyThrottlerGuard } from './api-key-throttler.guard';
 import { ScopeGuard } from './scope.guard';
+import { VerifiedKeyCache } from './verified-key-cache';
 
 const ONE_MINUTE_MS = 60_000;
 
@@ -25,6 +27,8 @@ const ONE_MINUTE_MS = 60_000;
     }),
   ],
   providers: [
+    VerifiedKeyCache,
+    ApiKeyRevocations,
     ApiKeyAuthenticator,
     { provide: APP_GUARD, useClass: ApiKeyAuthGuard },
     { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },

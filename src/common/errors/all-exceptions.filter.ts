@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware';
-import { isDatabaseUnavailable } from '../../database/database-unavailable';
+import { isDatabaseBusy, isDatabaseUnavailable } from '../../database/database-unavailable';
+import { DatabaseOutageLog } from '../../database/outage-log';
 import { isUnstorableText } from '../../database/prisma-errors';
 import { AppError } from './app-error';
 import { ErrorCode, errorTypeForStatus } from './error-code';
@@ -24,12 +25,18 @@ const DETAIL_BY_CODE: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred. Quote the X-Request-Id when reporting it.',
 };
 const DATABASE_UNAVAILABLE_DETAIL = 'The database is unreachable. Retry later.';
+const DATABASE_BUSY_DETAIL = 'The service is busy: no database connection became free in time. Retry later.';
+// Seconds a client should wait before retrying: a busy pool drains fast, an outage takes longer.
+const RETRY_AFTER_BUSY = '1';
+const RETRY_AFTER_UNAVAILABLE = '5';
 const UNSTORABLE_TEXT_DETAIL = 'The request holds text that cannot be stored (a NUL character).';
 
 /** Maps every failure, known or not, to the spec's error body; nothing internal reaches the client. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+
+  constructor(private readonly outageLog: DatabaseOutageLog) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -57,9 +64,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private toAppError(exception: unknown, request: Request): AppError {
     if (exception instanceof AppError) return exception;
+    if (isDatabaseBusy(exception)) {
+      this.logger.warn(`Database busy: ${exception.message}`);
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_BUSY_DETAIL, undefined, { 'Retry-After': RETRY_AFTER_BUSY });
+    }
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`Database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
-      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL);
+      this.outageLog.unavailable(exception instanceof Error ? exception.message : String(exception));
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL, undefined, { 'Retry-After': RETRY_AFTER_UNAVAILABLE });
     }
     // A backstop: validation refuses such text with the field named; reaching here means it missed one.
     if (isUnstorableText(exception)) {

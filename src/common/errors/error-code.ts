@@ -4,6 +4,9 @@ import { HttpStatus } from '@nestjs/common';
 export enum ErrorCode {
   VALIDATION_FAILED = 'VALIDATION_FAILED',
   INVALID_JSON = 'INVALID_JSON',
+  MALFORMED_REQUEST = 'MALFORMED_REQUEST',
+  REQUEST_TIMEOUT = 'REQUEST_TIMEOUT',
+  REQUEST_HEADERS_TOO_LARGE = 'REQUEST_HEADERS_TOO_LARGE',
   IDEMPOTENCY_KEY_MISSING = 'IDEMPOTENCY_KEY_MISSING',
   UNAUTHENTICATED = 'UNAUTHENTICATED',
   INSUFFICIENT_SCOPE = 'INSUFFICIENT_SCOPE',
@@ -27,6 +30,9 @@ export enum ErrorCode {
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
 }
 
+// RFC 6585; Nest's HttpStatus enum lacks it.
+const REQUEST_HEADER_FIELDS_TOO_LARGE = 431;
+
 /** The `error` field: a stable snake_case HTTP error type per status. */
 const ERROR_TYPE_BY_STATUS: Record<number, string> = {
   [HttpStatus.BAD_REQUEST]: 'bad_request',
@@ -34,10 +40,12 @@ const ERROR_TYPE_BY_STATUS: Record<number, string> = {
   [HttpStatus.FORBIDDEN]: 'forbidden',
   [HttpStatus.NOT_FOUND]: 'not_found',
   [HttpStatus.CONFLICT]: 'conflict',
+  [HttpStatus.REQUEST_TIMEOUT]: 'request_timeout',
   [HttpStatus.PAYLOAD_TOO_LARGE]: 'payload_too_large',
   [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: 'unsupported_media_type',
   [HttpStatus.UNPROCESSABLE_ENTITY]: 'unprocessable_entity',
   [HttpStatus.TOO_MANY_REQUESTS]: 'too_many_requests',
+  [REQUEST_HEADER_FIELDS_TOO_LARGE]: 'request_header_fields_too_large',
   [HttpStatus.INTERNAL_SERVER_ERROR]: 'internal_error',
   [HttpStatus.SERVICE_UNAVAILABLE]: 'service_unavailable',
 };
@@ -46,9 +54,12 @@ export function errorTypeForStatus(status: number): string {
   return ERROR_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
 }
 
-export const STATUS_BY_CODE: Record<ErrorCode, HttpStatus> = {
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   [ErrorCode.VALIDATION_FAILED]: HttpStatus.BAD_REQUEST,
   [ErrorCode.INVALID_JSON]: HttpStatus.BAD_REQUEST,
+  [ErrorCode.MALFORMED_REQUEST]: HttpStatus.BAD_REQUEST,
+  [ErrorCode.REQUEST_TIMEOUT]: HttpStatus.REQUEST_TIMEOUT,
+  [ErrorCode.REQUEST_HEADERS_TOO_LARGE]: REQUEST_HEADER_FIELDS_TOO_LARGE,
   [ErrorCode.IDEMPOTENCY_KEY_MISSING]: HttpStatus.BAD_REQUEST,
   [ErrorCode.UNAUTHENTICATED]: HttpStatus.UNAUTHORIZED,
   [ErrorCode.INSUFFICIENT_SCOPE]: HttpStatus.FORBIDDEN,

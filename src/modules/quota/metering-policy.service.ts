@@ -1,10 +1,11 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
+import { DatabaseOutageLog } from '../../database/outage-log';
 import { PrismaService } from '../../database/prisma.service';
 import { CYCLE_MODE, type DataStatus, type MeteringPolicyDto } from './dto/metering-policy.dto';
 import { nextResetAfter } from './subscription-cycle';
@@ -23,7 +24,6 @@ interface PolicySnapshot {
  */
 @Injectable()
 export class MeteringPolicyService {
-  private readonly logger = new Logger(MeteringPolicyService.name);
   // Keyed by organization id only, so one organization's policy can never answer another's read.
   private readonly snapshots: LRUCache<string, PolicySnapshot>;
 
@@ -31,6 +31,7 @@ export class MeteringPolicyService {
     private readonly prisma: PrismaService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly outageLog: DatabaseOutageLog,
   ) {
     this.snapshots = new LRUCache({ max: config.METERING_CACHE_MAX_ENTRIES });
   }
@@ -44,8 +45,10 @@ export class MeteringPolicyService {
       snapshot = await this.load(organizationId);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
-      return this.staleOrUnavailable(organizationId, cached, error);
+      this.outageLog.unavailable(error instanceof Error ? error.message : String(error));
+      return this.staleOrUnavailable(organizationId, cached);
     }
+    this.outageLog.available();
     this.snapshots.set(organizationId, snapshot);
     return this.toDto(snapshot, 'fresh');
   }
@@ -60,14 +63,9 @@ export class MeteringPolicyService {
     return { ...subscription, dataAsOf: this.clock.now() };
   }
 
-  private staleOrUnavailable(organizationId: string, cached: PolicySnapshot | undefined, cause: unknown): MeteringPolicyDto {
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    if (cached && this.ageMs(cached) < this.config.METERING_MAX_STALENESS_SECONDS * 1000) {
-      this.logger.warn(`Database unavailable, answering a stale metering policy from ${cached.dataAsOf.toISOString()}: ${reason}`);
-      return this.toDto(cached, 'stale');
-    }
+  private staleOrUnavailable(organizationId: string, cached: PolicySnapshot | undefined): MeteringPolicyDto {
+    if (cached && this.ageMs(cached) < this.config.METERING_MAX_STALENESS_SECONDS * 1000) return this.toDto(cached, 'stale');
     if (cached) this.snapshots.delete(organizationId);
-    this.logger.warn(`Database unavailable and no usable cached metering policy: ${reason}`);
     throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The metering policy cannot be read: the database is unreachable. Retry later.');
   }
 

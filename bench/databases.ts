@@ -1,0 +1,95 @@
+import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+
+const ALL_SCOPES = ['admin.v1.user-directory.manage', 'admin.v1.expert-suites.manage', 'admin.v1.quota.read'];
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+// On the 31st, so that next_reset_at exercises the month-end clamp.
+const SUBSCRIPTION_ANCHOR = '2026-01-31T09:30:00.000Z';
+
+export interface Tenant {
+  organizationId: string;
+  token: string;
+}
+
+/** The data both sides get, identical: one organization with its suites, and one per create run. */
+export interface Fixture {
+  main: Tenant;
+  suiteIds: string[];
+  createTenants: Tenant[];
+}
+
+export function makeFixture(suiteCount: number, createTenantCount: number): Fixture {
+  const tenant = (): Tenant => ({ organizationId: randomUUID(), token: newToken() });
+  return {
+    main: tenant(),
+    suiteIds: Array.from({ length: suiteCount }, () => randomUUID()),
+    createTenants: Array.from({ length: createTenantCount }, tenant),
+  };
+}
+
+export function databaseUrl(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function withClient<T>(connectionString: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createDatabase(serverUrl: string, name: string): Promise<void> {
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
+}
+
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  await withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+export async function serverVersion(serverUrl: string): Promise<string> {
+  return withClient(serverUrl, async (client) => (await client.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0].v);
+}
+
+/** Inserts the fixture with plain SQL, as AdminService would: every organization with its subscription. */
+export async function seed(connectionString: string, fixture: Fixture): Promise<void> {
+  const tenants = [fixture.main, ...fixture.createTenants];
+  const organizationIds = tenants.map((tenant) => tenant.organizationId);
+  await withClient(connectionString, async (client) => {
+    await client.query('BEGIN');
+    await client.query(`INSERT INTO organizations (id, name) SELECT id, 'Bench ' || id FROM unnest($1::uuid[]) AS id`, [organizationIds]);
+    await client.query(`INSERT INTO subscriptions (id, organization_id, anchor_at) SELECT gen_random_uuid(), id, $2 FROM unnest($1::uuid[]) AS id`, [
+      organizationIds,
+      SUBSCRIPTION_ANCHOR,
+    ]);
+    await client.query(
+      `INSERT INTO api_keys (id, organization_id, key_hash, key_prefix, scopes)
+       SELECT gen_random_uuid(), organization_id, key_hash, key_prefix, $4 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(organization_id, key_hash, key_prefix)`,
+      [organizationIds, tenants.map((tenant) => sha256Hex(tenant.token)), tenants.map((tenant) => tenant.token.slice(0, 10)), ALL_SCOPES],
+    );
+    await client.query(
+      `INSERT INTO expert_suites (id, organization_id, name, display_name)
+       SELECT id, $2, 'bench-suite-' || n, 'Bench suite ' || n FROM unnest($1::uuid[]) WITH ORDINALITY AS s(id, n)`,
+      [fixture.suiteIds, fixture.main.organizationId],
+    );
+    await client.query(`INSERT INTO market_items (id, organization_id, suite_id) SELECT gen_random_uuid(), $2, id FROM unnest($1::uuid[]) AS id`, [
+      fixture.suiteIds,
+      fixture.main.organizationId,
+    ]);
+    await client.query('COMMIT');
+  });
+}
+
+function newToken(): string {
+  let token = 'wsk_';
+  for (let i = 0; i < 40; i++) token += BASE62[randomInt(BASE62.length)];
+  return token;
+}
+
+function sha256Hex(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

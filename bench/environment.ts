@@ -1,0 +1,59 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+
+const KEY_PACKAGES = [
+  '@nestjs/core',
+  '@nestjs/platform-express',
+  'express',
+  '@prisma/client',
+  '@prisma/adapter-pg',
+  'pg',
+  '@electric-sql/pglite',
+  'nestjs-cls',
+  '@nestjs/throttler',
+  'autocannon',
+];
+
+export interface Machine {
+  cpuCount: number;
+  cpuModel: string;
+  memoryGiB: number;
+  kernel: string;
+  /** 1-minute load average when the benchmark started: other work on a shared machine shows here. */
+  loadAverage: number;
+}
+
+export function describeMachine(): Machine {
+  return {
+    cpuCount: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    memoryGiB: totalmem() / 1024 ** 3,
+    kernel: release(),
+    loadAverage: loadavg()[0],
+  };
+}
+
+export function packageVersions(root: string): Record<string, string> {
+  const versions: Record<string, string> = { node: process.version };
+  for (const name of KEY_PACKAGES) {
+    try {
+      versions[name] = (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      versions[name] = 'not installed';
+    }
+  }
+  return versions;
+}
+
+/** The commit measured, marked when the work tree had changes (other than the report itself). */
+export function gitCommit(root: string): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+    const changes = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!docs/benchmarks.md', ':!docs/benchmarks.svg');
+    return `${git('rev-parse', '--short', 'HEAD')}${changes === '' ? '' : ' (with uncommitted changes)'}`;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,82 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Pool } from 'pg';
+import { ApiKeys } from './api-keys';
+import { Departments } from './departments';
+import { ExpertSuites } from './expert-suites';
+import { HttpError, readJsonObject, sendError, sendJson, setRequestId } from './http';
+import { uuid } from './input';
+import { MeteringPolicies } from './metering-policy';
+
+/**
+ * The lean baseline of `npm run bench`: the service's three hot operations with the contract's
+ * answers on bare node:http + pg, as the bare limit to measure the service against. Never part
+ * of the product. Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10, the service's default).
+ */
+const API = '/api/openapi/v1';
+const SUITE_PATH = new RegExp(`^${API}/expert-suites/([^/]+)$`);
+// Connection-level failures: the database is unreachable, not the request wrong.
+const UNREACHABLE = /^(08|57P0)|^ECONN|^ETIMEDOUT$/;
+
+const connectionString = process.env.DATABASE_URL ?? '';
+const pool = new Pool({ connectionString, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+const apiKeys = new ApiKeys(pool, connectionString);
+const meteringPolicies = new MeteringPolicies(pool);
+const expertSuites = new ExpertSuites(pool);
+const departments = new Departments(pool);
+
+async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const path = (request.url ?? '/').split('?')[0];
+  const { method } = request;
+  const authorization = request.headers.authorization;
+
+  if (method === 'GET' && path === `${API}/metering-policy`) {
+    const principal = await apiKeys.authenticate(authorization, 'admin.v1.quota.read');
+    return sendJson(response, 200, await meteringPolicies.read(principal.organizationId));
+  }
+  const suite = method === 'PATCH' ? SUITE_PATH.exec(path) : null;
+  if (suite) {
+    const principal = await apiKeys.authenticate(authorization, 'admin.v1.expert-suites.manage');
+    const suiteId = uuid(suite[1], 'resourceId');
+    return sendJson(response, 200, await expertSuites.update(principal.organizationId, suiteId, await readJsonObject(request)));
+  }
+  if (method === 'POST' && path === `${API}/departments`) {
+    const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
+    const outcome = await departments.create(principal, request.headers['idempotency-key'], path, await readJsonObject(request));
+    return sendJson(response, outcome.status, outcome.body, outcome.replayed ? { 'Idempotent-Replayed': 'true' } : {});
+  }
+  if (method === 'GET' && path === '/readyz') {
+    await pool.query('SELECT 1');
+    return sendJson(response, 200, '{"status":"ready"}');
+  }
+  throw new HttpError(404, 'NOT_FOUND', 'No such resource.');
+}
+
+function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (UNREACHABLE.test(String((error as { code?: unknown }).code ?? ''))) {
+    return new HttpError(503, 'SERVICE_UNAVAILABLE', 'The database is unreachable. Retry later.');
+  }
+  process.stderr.write(`lean server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return new HttpError(500, 'INTERNAL_ERROR', 'An unexpected error occurred. Quote the X-Request-Id when reporting it.');
+}
+
+async function main(): Promise<void> {
+  await apiKeys.start();
+  const server = createServer((request, response) => {
+    setRequestId(request, response);
+    route(request, response).catch((error: unknown) => {
+      if (!response.headersSent) sendError(response, toHttpError(error));
+    });
+  });
+  server.listen(Number(process.env.PORT ?? 3001), '127.0.0.1');
+  process.once('SIGTERM', () => {
+    server.close();
+    server.closeAllConnections();
+    void Promise.allSettled([apiKeys.stop(), pool.end()]).then(() => process.exit(0));
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`lean server failed to start: ${String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,180 @@
+import type { Machine } from './environment';
+import { mib, ratio, type Check, type EmbeddedResult, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
+import { SCENARIOS } from './scenarios';
+import type { Settings } from './settings';
+
+export interface Report {
+  startedAt: Date;
+  minutes: number;
+  commit: string;
+  settings: Settings;
+  machine: Machine;
+  postgresVersion: string;
+  versions: Record<string, string>;
+  outcomes: ScenarioRuns[];
+  summaries: ScenarioSummary[];
+  peakRssMiB: Partial<Record<Side, number>>;
+  embedded: EmbeddedResult | undefined;
+  parityDifferences: string[];
+  checks: Check[];
+  failures: string[];
+}
+
+/** docs/benchmarks.md, written whole by every run. */
+export function markdown(report: Report): string {
+  const { settings, machine } = report;
+  const met = report.checks.filter((check) => check.ok).length;
+  const lines = [
+    '# Benchmarks',
+    '',
+    `Written by \`npm run bench\` on ${report.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC at commit ${report.commit}`,
+    `(${report.minutes.toFixed(1)} minutes in all). Rerun it rather than editing this page.`,
+    '',
+    `**Targets of issue 9: ${met} of ${report.checks.length} met.**`,
+    '',
+    '![Service / lean baseline ratios per scenario](benchmarks.svg)',
+    '',
+    ...(report.failures.length > 0 ? ['Failures during the run:', '', ...report.failures.map((failure) => `- ${oneLine(failure)}`), ''] : []),
+    '## Service against the lean baseline (PostgreSQL)',
+    '',
+    `Medians over ${settings.pairs} pair(s) of ${settings.durationSeconds}-second runs, ${settings.connections} keep-alive connections;`,
+    'a ratio is service / lean, computed pair by pair, and its median is shown.',
+    '',
+    '| scenario | req/s service / lean | ratio | p50 ms service / lean | p99 ms service / lean | p99 ratio | CPU µs/req service / lean | CPU ratio | non-2xx service / lean | RSS after, MiB service / lean |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...report.summaries.map((s) =>
+      [
+        s.title,
+        pair(s.service.requestsPerSecond, s.lean.requestsPerSecond, 0),
+        ratio(s.throughputRatio),
+        pair(s.service.p50Ms, s.lean.p50Ms, 1),
+        pair(s.service.p99Ms, s.lean.p99Ms, 1),
+        ratio(s.p99Ratio),
+        pair(s.service.cpuUsPerRequest, s.lean.cpuUsPerRequest, 0),
+        ratio(s.cpuRatio),
+        `${s.service.non2xx + s.service.errors} / ${s.lean.non2xx + s.lean.errors}`,
+        pair(s.service.rssAfterMiB, s.lean.rssAfterMiB, 0),
+      ].join(' | '),
+    ).map((row) => `| ${row} |`),
+    '',
+    `Peak RSS over the whole benchmark (VmHWM of one process per side that served every scenario): service ${mib(report.peakRssMiB.service ?? NaN)}, lean ${mib(report.peakRssMiB.lean ?? NaN)}.`,
+    '',
+    ...embeddedSection(report.embedded),
+    '## Targets',
+    '',
+    '| check | measured | target | |',
+    '|---|---:|---:|---|',
+    ...report.checks.map((check) => `| ${check.what} | ${check.measured} | ${check.target} | ${check.ok ? 'ok' : '**MISSED**'} |`),
+    '',
+    ...(report.parityDifferences.length > 0
+      ? ['Differences between the answers of the service and of the lean baseline:', '', ...report.parityDifferences.map((d) => `- ${oneLine(d)}`), '']
+      : []),
+    '## Scenarios',
+    '',
+    '| scenario | requests |',
+    '|---|---|',
+    ...SCENARIOS.filter((scenario) => settings.scenarios.includes(scenario.name)).map((scenario) => `| ${scenario.title} | ${scenario.description} |`),
+    '',
+    ...METHOD,
+    '## Machine and versions',
+    '',
+    `- ${machine.cpuCount} CPUs (${machine.cpuModel}), ${machine.memoryGiB.toFixed(1)} GiB memory, Linux ${machine.kernel};`,
+    `  load average ${machine.loadAverage.toFixed(2)} when the run started (the machine may be shared).`,
+    `- PostgreSQL ${report.postgresVersion}; ${Object.entries(report.versions).map(([name, version]) => `${name} ${version}`).join(', ')}.`,
+    '',
+    '## Every run',
+    '',
+    '| scenario | pair | side | req/s | p50 ms | p99 ms | CPU µs/req | non-2xx | statuses |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---|',
+    ...report.outcomes.flatMap((outcome) =>
+      outcome.runs.map((run) =>
+        `| ${outcome.scenario} | ${run.pair + 1} | ${run.side} | ${run.load.requestsPerSecond.toFixed(0)} | ${run.load.p50Ms} | ${run.load.p99Ms} | ${run.cpuUsPerRequest.toFixed(0)} | ${run.load.non2xx + run.load.errors} | ${Object.entries(run.load.statusCounts).map(([status, count]) => `${status}×${count}`).join(' ')} |`,
+      ),
+    ),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+function embeddedSection(embedded: EmbeddedResult | undefined): string[] {
+  if (embedded === undefined) return ['## Embedded default', '', 'Not measured (BENCH_EMBEDDED=0).', ''];
+  const seconds = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(1)} s`);
+  return [
+    '## Embedded default (no DATABASE_URL, a new data directory)',
+    '',
+    '| ready after | peak RSS once started | peak RSS after metering load | metering req/s | p50 / p99 ms | CPU µs/req |',
+    '|---:|---:|---:|---:|---:|---:|',
+    `| ${seconds(embedded.readySeconds)} | ${mib(embedded.peakRssAfterStartMiB ?? NaN)} | ${mib(embedded.peakRssAfterLoadMiB ?? NaN)} | ${
+      embedded.load ? embedded.load.requestsPerSecond.toFixed(0) : 'n/a'
+    } | ${embedded.load ? `${embedded.load.p50Ms} / ${embedded.load.p99Ms}` : 'n/a'} | ${embedded.cpuUsPerRequest?.toFixed(0) ?? 'n/a'} |`,
+    '',
+    ...(embedded.error ? [`The embedded measurement failed: ${oneLine(embedded.error)}`, ''] : []),
+  ];
+}
+
+const METHOD = [
+  '## Method',
+  '',
+  '- **Two servers, each its own process on its own fresh PostgreSQL database**, created for the run',
+  '  (`<prefix><side>_<pid>`) and dropped at its end, both seeded with the same rows by plain SQL: one',
+  '  organization with its subscription (anchored on a 31st), an API key with every scope and 100',
+  '  expert suites with their market items; plus one organization and key per create run.',
+  '  - the service: `node dist/src/main.js` with `DATABASE_URL`, `LOG_LEVEL=warn`,',
+  '    `RATE_LIMIT_PER_MINUTE=0`, migrated first by `node dist/src/database/migrate.main.js`;',
+  '  - the lean baseline: `bench/lean/`, bare `node:http` + `pg` (a pool of 10, the service\'s',
+  '    default), the same three operations with the contract\'s answers and the leanest SQL the',
+  '    guarantees allow: verified keys cached in the process and dropped on every',
+  '    `api_key_revoked` notification or listener reconnect; the metering policy read at most',
+  '    once per organization every 5 s; PATCH as one compare-and-set `UPDATE … RETURNING` joined',
+  '    to the market item (a read only when nothing changed); create as one transaction of',
+  '    claim (`INSERT … ON CONFLICT`, taking over only an expired record), per-parent advisory',
+  '    lock, insert with `max(order) + 1`, stored answer; a replay is the claim and one read.',
+  '    Never part of the product: `src/` does not import it and the Docker image leaves it out.',
+  '- **Parity probes first**: the same short sequence of requests (metering, PATCH changed and',
+  '  unchanged, unknown suite, create, replay, key reused, name conflict, no Idempotency-Key, unknown',
+  '  API key) goes to both servers; statuses, body fields, error codes and the headers that',
+  '  matter must agree, and each side\'s replay must be byte-for-byte its first answer.',
+  '- **Load**: autocannon in a third process (`bench/load.ts`), keep-alive connections; it and',
+  '  PostgreSQL share the machine\'s cores with the server under test, on both sides alike. Per',
+  '  scenario, a warm-up run on each side (not counted), then pairs of runs, alternating which',
+  '  side goes first, so that drift on a shared machine falls on both sides alike.',
+  '- **Per run**: req/s = completed responses / duration; p50 and p99 latency from autocannon;',
+  '  non-2xx and connection errors; the server\'s CPU per request = (utime + stime) of its',
+  '  process (all threads, `/proc/PID/stat`, in clock ticks of `getconf CLK_TCK`) over the run,',
+  '  divided by the responses. The database\'s own CPU is not counted on either side.',
+  '- **Memory**: each side is one process for the whole benchmark (no restart between',
+  '  scenarios), so its VmHWM (`/proc/PID/status`) at the end is the peak over the whole',
+  '  benchmark; "RSS after" is VmRSS once a scenario\'s runs are done, to show growth.',
+  '- **Embedded default**: `node dist/src/main.js` without `DATABASE_URL` on a new temporary',
+  '  `DATA_DIR`: time from spawn until `GET /readyz` answers 200 (the build of `npm start` not',
+  '  counted), VmHWM once the demo organization is seeded, then a metering load with the demo',
+  '  key it prints on first start, and VmHWM again.',
+  '- **Targets** live in `bench/targets.ts`; `npm run bench` prints each as ok or MISSED and',
+  '  exits 1 when one is missed, after writing this page and `docs/benchmarks.svg`. Speed is',
+  '  never asserted in the test suite.',
+  '',
+  '## Running it',
+  '',
+  '`npm run bench` (builds first). PostgreSQL must be reachable; settings by environment:',
+  '',
+  '| variable | default | |',
+  '|---|---|---|',
+  '| `BENCH_POSTGRES_URL` | `postgresql://root@127.0.0.1:5432/postgres` | a maintenance database; the run creates and drops its own databases beside it |',
+  '| `BENCH_DATABASE_PREFIX` | `wsa_bench_` | prefix of those databases\' names |',
+  '| `BENCH_DURATION_SECONDS` | 5 | one measured run |',
+  '| `BENCH_WARMUP_SECONDS` | 3 | the warm-up run per scenario and side |',
+  '| `BENCH_PAIRS` | 3 | pairs of runs per scenario |',
+  '| `BENCH_CONNECTIONS` | 32 | keep-alive connections of the load generator |',
+  '| `BENCH_SCENARIOS` | all | comma-separated subset: metering, patch-hot, patch-spread, create, replay |',
+  '| `BENCH_EMBEDDED` | 1 | 0 skips the embedded-default measurement |',
+  '',
+];
+
+function pair(service: number, lean: number, digits: number): string {
+  const format = (value: number) => (Number.isFinite(value) ? String(Number(value.toFixed(digits))) : 'n/a');
+  return `${format(service)} / ${format(lean)}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 400);
+}

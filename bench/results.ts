@@ -1,0 +1,161 @@
+import { SCENARIOS, type LoadResult, type ScenarioName } from './scenarios';
+import { TARGETS } from './targets';
+
+export type Side = 'service' | 'lean';
+
+export interface Run {
+  side: Side;
+  pair: number;
+  load: LoadResult;
+  cpuUsPerRequest: number;
+}
+
+export interface ScenarioRuns {
+  scenario: ScenarioName;
+  runs: Run[];
+  /** VmRSS right after the scenario's last run. */
+  rssAfterMiB: Partial<Record<Side, number>>;
+  error?: string;
+}
+
+export interface SideSummary {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUsPerRequest: number;
+  /** Summed over the measured runs, like errors. */
+  non2xx: number;
+  errors: number;
+  rssAfterMiB: number;
+}
+
+export interface ScenarioSummary {
+  scenario: ScenarioName;
+  title: string;
+  pairs: number;
+  service: SideSummary;
+  lean: SideSummary;
+  /** Medians over the pairs of service / lean, each pair's ratio computed on its own. */
+  throughputRatio: number;
+  p99Ratio: number;
+  cpuRatio: number;
+  error?: string;
+}
+
+export interface EmbeddedResult {
+  readySeconds?: number;
+  /** VmHWM once started and seeded, then after the metering load. */
+  peakRssAfterStartMiB?: number;
+  peakRssAfterLoadMiB?: number;
+  load?: LoadResult;
+  cpuUsPerRequest?: number;
+  error?: string;
+}
+
+export interface Check {
+  what: string;
+  measured: string;
+  target: string;
+  ok: boolean;
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export function summarize(outcome: ScenarioRuns): ScenarioSummary {
+  const side = (name: Side): SideSummary => {
+    const runs = outcome.runs.filter((run) => run.side === name);
+    return {
+      requestsPerSecond: median(runs.map((run) => run.load.requestsPerSecond)),
+      p50Ms: median(runs.map((run) => run.load.p50Ms)),
+      p99Ms: median(runs.map((run) => run.load.p99Ms)),
+      cpuUsPerRequest: median(runs.map((run) => run.cpuUsPerRequest)),
+      non2xx: runs.reduce((sum, run) => sum + run.load.non2xx, 0),
+      errors: runs.reduce((sum, run) => sum + run.load.errors, 0),
+      rssAfterMiB: outcome.rssAfterMiB[name] ?? NaN,
+    };
+  };
+  const pairs = [...new Set(outcome.runs.map((run) => run.pair))]
+    .map((pair) => ({
+      service: outcome.runs.find((run) => run.pair === pair && run.side === 'service'),
+      lean: outcome.runs.find((run) => run.pair === pair && run.side === 'lean'),
+    }))
+    .filter((pair): pair is { service: Run; lean: Run } => pair.service !== undefined && pair.lean !== undefined);
+  const ratio = (of: (run: Run) => number) => median(pairs.map((pair) => of(pair.service) / of(pair.lean)));
+  return {
+    scenario: outcome.scenario,
+    title: SCENARIOS.find((scenario) => scenario.name === outcome.scenario)!.title,
+    pairs: pairs.length,
+    service: side('service'),
+    lean: side('lean'),
+    throughputRatio: ratio((run) => run.load.requestsPerSecond),
+    p99Ratio: ratio((run) => run.load.p99Ms),
+    cpuRatio: ratio((run) => run.cpuUsPerRequest),
+    error: outcome.error,
+  };
+}
+
+/**
+ * Every target of the issue against what was measured; NaN (a failed measurement) is never ok.
+ * Scenarios not run and the embedded default when skipped (undefined) are not checked.
+ */
+export function checkTargets(
+  summaries: ScenarioSummary[],
+  peakRssMiB: Partial<Record<Side, number>>,
+  embedded: EmbeddedResult | undefined,
+  parityDifferences: string[],
+): Check[] {
+  const checks: Check[] = [
+    {
+      what: 'the lean baseline answers like the service (parity probes)',
+      measured: parityDifferences.length === 0 ? 'same answers' : `${parityDifferences.length} difference(s)`,
+      target: 'same answers',
+      ok: parityDifferences.length === 0,
+    },
+  ];
+  for (const summary of summaries) {
+    const at = (what: string) => `${summary.title}: ${what}`;
+    checks.push(
+      { what: at('throughput service / lean'), measured: ratio(summary.throughputRatio), target: `≥ ${TARGETS.minThroughputRatio}`, ok: summary.throughputRatio >= TARGETS.minThroughputRatio },
+      { what: at('p99 service / lean'), measured: ratio(summary.p99Ratio), target: `≤ ${TARGETS.maxP99Ratio}`, ok: summary.p99Ratio <= TARGETS.maxP99Ratio },
+      { what: at('CPU per request service / lean'), measured: ratio(summary.cpuRatio), target: `≤ ${TARGETS.maxCpuPerRequestRatio}`, ok: summary.cpuRatio <= TARGETS.maxCpuPerRequestRatio },
+      { what: at('service non-2xx + errors'), measured: String(summary.service.non2xx + summary.service.errors), target: `${TARGETS.maxNon2xx}`, ok: summary.pairs > 0 && summary.service.non2xx + summary.service.errors <= TARGETS.maxNon2xx },
+      { what: at('lean baseline non-2xx + errors'), measured: String(summary.lean.non2xx + summary.lean.errors), target: '0', ok: summary.pairs > 0 && summary.lean.non2xx + summary.lean.errors === 0 },
+    );
+  }
+  const servicePeak = peakRssMiB.service ?? NaN;
+  checks.push({
+    what: 'service peak RSS over the whole benchmark (PostgreSQL)',
+    measured: mib(servicePeak),
+    target: `≤ ${TARGETS.maxServicePeakRssMiB} MiB`,
+    ok: servicePeak <= TARGETS.maxServicePeakRssMiB,
+  });
+  if (embedded === undefined) return checks;
+  checks.push(
+    {
+      what: 'embedded default: ready after start on a new data directory',
+      measured: embedded.readySeconds === undefined ? 'n/a' : `${embedded.readySeconds.toFixed(1)} s`,
+      target: `≤ ${TARGETS.maxEmbeddedReadySeconds} s`,
+      ok: (embedded.readySeconds ?? NaN) <= TARGETS.maxEmbeddedReadySeconds,
+    },
+    {
+      what: 'embedded default: peak RSS (start and metering load)',
+      measured: mib(embedded.peakRssAfterLoadMiB ?? NaN),
+      target: `≤ ${TARGETS.maxEmbeddedPeakRssMiB} MiB`,
+      ok: (embedded.peakRssAfterLoadMiB ?? NaN) <= TARGETS.maxEmbeddedPeakRssMiB,
+    },
+  );
+  return checks;
+}
+
+export function ratio(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(2) : 'n/a';
+}
+
+export function mib(value: number): string {
+  return Number.isFinite(value) ? `${Math.round(value)} MiB` : 'n/a';
+}

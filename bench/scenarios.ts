@@ -1,0 +1,37 @@
+/** The benchmark's scenarios, shared by the runner (names, descriptions) and the load generator. */
+export const SCENARIOS = [
+  { name: 'metering', title: 'GET metering-policy', description: 'authentication + the cached policy of one organization' },
+  { name: 'patch-hot', title: 'PATCH one hot suite', description: 'a new display_name each request, every connection on the same suite row' },
+  { name: 'patch-spread', title: 'PATCH spread over 100 suites', description: 'a new display_name each request, suites taken in turn' },
+  { name: 'create', title: 'POST department', description: 'a fresh Idempotency-Key and name each request, top level of a fresh organization per run' },
+  { name: 'replay', title: 'POST department replay', description: 'the same Idempotency-Key and body each request: a 201 replay' },
+] as const;
+
+export type ScenarioName = (typeof SCENARIOS)[number]['name'];
+
+/** What the load generator process is asked to run (JSON on its stdin). */
+export interface LoadJob {
+  baseUrl: string;
+  scenario: ScenarioName;
+  token: string;
+  suiteIds: string[];
+  /** Makes this run's names and keys differ from every other run's. */
+  runTag: string;
+  durationSeconds: number;
+  connections: number;
+}
+
+/** What it prints back as JSON on stdout. */
+export interface LoadResult {
+  requests: number;
+  durationSeconds: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  statusCounts: Record<string, number>;
+}
+
+export const REPLAY_KEY = 'bench-replay';
+export const REPLAY_BODY = JSON.stringify({ name: 'Replayed department' });

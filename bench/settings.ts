@@ -1,0 +1,36 @@
+import { SCENARIOS, type ScenarioName } from './scenarios';
+
+export interface Settings {
+  durationSeconds: number;
+  warmupSeconds: number;
+  pairs: number;
+  connections: number;
+  /** A PostgreSQL server's maintenance database; the benchmark creates and drops its own databases there. */
+  postgresUrl: string;
+  databasePrefix: string;
+  scenarios: ScenarioName[];
+  embedded: boolean;
+}
+
+/** The benchmark's settings, from BENCH_* environment variables (docs/benchmarks.md lists them). */
+export function readSettings(env: NodeJS.ProcessEnv): Settings {
+  const number = (name: string, fallback: number, min: number) => {
+    const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
+    if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number ≥ ${min}, got "${env[name]}"`);
+    return value;
+  };
+  const known = SCENARIOS.map((scenario) => scenario.name);
+  const scenarios = (env.BENCH_SCENARIOS ? env.BENCH_SCENARIOS.split(',').map((name) => name.trim()) : known) as ScenarioName[];
+  const unknown = scenarios.filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  return {
+    durationSeconds: number('BENCH_DURATION_SECONDS', 5, 1),
+    warmupSeconds: number('BENCH_WARMUP_SECONDS', 3, 1),
+    pairs: Math.floor(number('BENCH_PAIRS', 3, 1)),
+    connections: Math.floor(number('BENCH_CONNECTIONS', 32, 1)),
+    postgresUrl: env.BENCH_POSTGRES_URL || 'postgresql://root@127.0.0.1:5432/postgres',
+    databasePrefix: env.BENCH_DATABASE_PREFIX || 'wsa_bench_',
+    scenarios,
+    embedded: env.BENCH_EMBEDDED !== '0',
+  };
+}

@@ -1,0 +1,45 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DatabaseNotifications } from '../../database/database-notifications';
+import type { NotificationSubscription } from '../../database/notifications';
+import { VerifiedKeyCache } from './verified-key-cache';
+
+/** The NOTIFY channel a revocation is announced on, with the key's id as payload (AdminService.revokeApiKey). */
+export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
+
+/** Feeds the revocations every instance hears on the database into this instance's key cache. */
+@Injectable()
+export class ApiKeyRevocations implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ApiKeyRevocations.name);
+  private subscription?: NotificationSubscription;
+  private listening = false;
+  private stopping = false;
+
+  constructor(
+    private readonly notifications: DatabaseNotifications,
+    private readonly cache: VerifiedKeyCache,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.cache.enabled) return;
+    this.subscription = await this.notifications.listen(API_KEY_REVOKED_CHANNEL, {
+      onNotify: (apiKeyId) => this.cache.revoked(apiKeyId),
+      onListening: (listening) => this.onListening(listening),
+    });
+    if (!this.listening) this.logger.warn('Not listening for API key revocations yet: every key is checked in the database until then.');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await this.subscription?.close();
+  }
+
+  private onListening(listening: boolean): void {
+    this.cache.setListening(listening);
+    if (this.listening && !listening && !this.stopping) {
+      this.logger.warn('Lost the connection listening for API key revocations: every key is checked in the database until it is back.');
+    } else if (!this.listening && listening && this.subscription) {
+      this.logger.log('Listening for API key revocations: verified keys are cached from now on.');
+    }
+    this.listening = listening;
+  }
+}
