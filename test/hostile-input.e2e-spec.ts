@@ -40,6 +40,7 @@ const ERROR_TYPES: Record<number, string> = {
   404: 'not_found',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  431: 'request_header_fields_too_large',
 };
 
 /** What a body must never show: stack frames, SQL, file paths, driver names. */
@@ -380,6 +381,10 @@ const methodCases: Record<string, HostileCase> = {
   'path: departments with a trailing segment': notFound((context) => ({ ...create({ name: 'a' })(context), path: `${DEPARTMENTS}/x` })),
   'path: encoded traversal': notFound((context) => ({ ...create({ name: 'a' })(context), path: `${DEPARTMENTS}/..%2f..%2fadmin` })),
   'path: a very long path': notFound((context) => ({ ...create({ name: 'a' })(context), path: `/${'a'.repeat(8000)}` })),
+  // Refused by Node's HTTP parser, answered by the service all the same.
+  'method: FOO': { request: (context) => ({ ...create({ name: 'a' })(context), method: 'FOO' }), status: 400, code: 'MALFORMED_REQUEST' },
+  'headers: Content-Length and Transfer-Encoding together': { request: createRequest('{"name":"a"}', { add: [['Transfer-Encoding', 'chunked']] }), status: 400, code: 'MALFORMED_REQUEST' },
+  'headers: 20 KB of headers': { request: createRequest('{"name":"a"}', { add: [['X-Padding', 'p'.repeat(20 * 1024)]] }), status: 431, code: 'REQUEST_HEADERS_TOO_LARGE' },
 };
 
 /** Packages refused at upload (rows 1, 13, 14, 15): built in beforeAll. */
