@@ -1,4 +1,4 @@
-import { DynamicModule, Module, Type, ValidationPipe } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './common/auth/auth.module';
 import { ClockModule } from './common/clock';
@@ -6,7 +6,7 @@ import { ReadinessModule } from './common/lifecycle/readiness';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { PeriodicJobsModule } from './common/scheduling/periodic-jobs';
-import { validationExceptionFactory } from './common/validation/validation-exception.factory';
+import { BodyValidationPipe } from './common/validation/body-validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import type { Database } from './database/database';
@@ -46,16 +46,7 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        {
-          provide: APP_PIPE,
-          useValue: new ValidationPipe({
-            whitelist: true,
-            forbidNonWhitelisted: true,
-            transform: true,
-            stopAtFirstError: false,
-            exceptionFactory: validationExceptionFactory,
-          }),
-        },
+        { provide: APP_PIPE, useClass: BodyValidationPipe },
       ],
     };
   }

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { BEARER_SCHEME, REQUIRED_SCOPE_EXTENSION } from './common/auth/auth.decorators';
+import { MAX_JSON_INTEGER } from './common/validation/field-rules';
 
 function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -15,7 +16,26 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .build();
   const document = SwaggerModule.createDocument(app, config);
   describeRequiredScopes(document);
+  stateIntegerRange(document);
   return document;
+}
+
+/**
+ * Every integer of the API, in requests and responses, is a JSON number held exactly: at most
+ * 2^53 − 1 (see IsJsonInteger). Stated here once for every integer schema of the document, so that
+ * no field can miss it.
+ */
+function stateIntegerRange(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(stateIntegerRange);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  if (schema.type === 'integer') schema.maximum = Math.min(Number(schema.maximum ?? MAX_JSON_INTEGER), MAX_JSON_INTEGER);
+  for (const [key, value] of Object.entries(schema)) {
+    if (key !== 'example' && key !== 'examples') stateIntegerRange(value);
+  }
 }
 
 /** Puts each operation's scope where a reader of Swagger UI sees it: the top of its description. */

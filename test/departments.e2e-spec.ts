@@ -112,10 +112,11 @@ describe('POST /api/openapi/v1/departments', () => {
       ['an external_id with surrounding white space', { name: 'n', external_id: ' hr-9 ' }, { field: 'external_id', reason: 'invalid_format', suggestion: 'hr-9' }],
       ['a parent_id that is not a uuid', { name: 'n', parent_id: 'not-a-uuid' }, { field: 'parent_id', reason: 'invalid_format' }],
       [
-        'a parent_id in upper case',
-        { name: 'n', parent_id: 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11' },
+        'a parent_id with surrounding white space',
+        { name: 'n', parent_id: ' A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11 ' },
         { field: 'parent_id', reason: 'invalid_format', suggestion: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' },
       ],
+      ['a name of zero-width and bidi characters only', { name: '\u200b\u200f\u202e\u2066\ufeff' }, { field: 'name', reason: 'must_not_be_blank' }],
       ['a parent_id that is a number', { name: 'n', parent_id: 7 }, { field: 'parent_id', reason: 'invalid_type' }],
       ['an unknown field', { name: 'n', order: 3 }, { field: 'order', reason: 'unknown_field' }],
       ['several bad fields (the first in spec order is named)', { parent_id: 'x', name: '', external_id: 1 }, { field: 'external_id', reason: 'invalid_type' }],
@@ -123,6 +124,14 @@ describe('POST /api/openapi/v1/departments', () => {
       const response = await create(tenant, body);
       expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
       expect(response.body.details).toEqual(details);
+    });
+
+    it('accepts a parent_id in upper case, and stores and returns it lower-case', async () => {
+      const parent = (await create(tenant, { name: 'Upper parent' }).expect(201)).body;
+      const response = await create(tenant, { name: 'Child of upper', parent_id: parent.department_id.toUpperCase() }).expect(201);
+      expect(response.body.parent_id).toBe(parent.department_id);
+      const stored = await database.prisma.department.findUniqueOrThrow({ where: { id: response.body.department_id } });
+      expect(stored.parentId).toBe(parent.department_id);
     });
 
     it('refuses a JSON body that is not an object', async () => {

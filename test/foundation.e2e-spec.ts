@@ -138,6 +138,13 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
       expect(response.body.details).toEqual({ field: 'body', reason: 'invalid_type' });
     });
 
+    it.each(['text', 'jsonb'])('answers text the database cannot store as %s (a NUL) with 400, not 500, and leaks nothing', async (as) => {
+      await testApp.http().get('/probe/store-text').query({ text: 'ab', as }).expect(200);
+      const response = await testApp.http().get('/probe/store-text').query({ text: 'a\u0000b', as });
+      expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
+      expect(response.text).not.toMatch(/22021|22P05|SELECT|UTF8|prisma/i);
+    });
+
     it('answers an unexpected error with 500 INTERNAL_ERROR and leaks nothing', async () => {
       const response = await testApp.http().get('/probe/boom');
       expectErrorBody(response, 500, 'INTERNAL_ERROR', 'internal_error');

@@ -120,6 +120,15 @@ describe('uploads and applying them to expert suites', () => {
       expect(body.connectors).toHaveLength(2);
     });
 
+    it('keeps connectors.json objects that name no connector: connector_count follows the list, connector_refs only the named ones', async () => {
+      const connectors = [{ slug: 'crm', title: 'CRM connector' }, { connector_id: 'github', connector_origin: 'official', required: false }];
+      const created = created201(await uploadPackage(packageEntries({ 'connectors.json': JSON.stringify(connectors) })));
+      expect(created.body.package.connector_count).toBe(2);
+      const suite = await newSuite();
+      const { body } = await patch(suite.id, { upload_id: created.body.upload_id }).expect(200);
+      expect(body).toMatchObject({ connectors, connector_count: 2, connector_refs: [{ connector_id: 'github', connector_origin: 'official', required: false }] });
+    });
+
     it.each([
       [{ command_count: 3 }, 'command_count', '2'],
       [{ skill_count: 0 }, 'skill_count', '1'],
@@ -238,7 +247,7 @@ describe('uploads and applying them to expert suites', () => {
       ['suite.json with a blank name', { 'suite.json': JSON.stringify({ name: ' ', version: '1' }) }],
       ['a version over 64 characters', { 'suite.json': JSON.stringify({ name: 'x', version: 'v'.repeat(65) }) }],
       ['connectors.json that is not an array', { 'connectors.json': '{}' }],
-      ['a connector without connector_origin', { 'connectors.json': JSON.stringify([{ connector_id: 'a' }]) }],
+      ['a connector that is not an object', { 'connectors.json': JSON.stringify(['github']) }],
       ['a connector listed twice', { 'connectors.json': JSON.stringify([{ connector_id: 'a', connector_origin: 'o' }, { connector_id: 'a', connector_origin: 'o' }]) }],
       ['a skill folder without SKILL.md', { 'skills/orphan/notes.md': 'no skill file' }],
       ['a README that is not UTF-8', { 'README.md': undefined }],

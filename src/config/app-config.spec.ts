@@ -16,6 +16,13 @@ describe('loadConfig', () => {
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
+    ['PORT', '0x50'],
+    ['PORT', '1e3'],
+    ['PORT', ' 42 '],
+    ['PORT', '-1'],
+    ['PORT', '80.0'],
+    ['DATABASE_POOL_SIZE', '0b11'],
+    ['JSON_BODY_LIMIT_BYTES', '99999999999999999999'],
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['LOG_LEVEL', 'chatty'],
     ['LOG_FORMAT', 'xml'],

@@ -4,7 +4,8 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, valida
 const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
-const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value);
+// Decimal digits only: Number() would also read " 42 ", 0x50, 1e3 and 0b11. Anything else stays a string and fails @IsInt.
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : value);
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
 /**

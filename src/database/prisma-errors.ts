@@ -2,6 +2,8 @@ import { Prisma } from '../generated/prisma/client';
 
 interface DriverAdapterCause {
   kind?: string;
+  /** The SQLSTATE, for errors the adapter passes on as kind `postgres`. */
+  code?: string;
   originalMessage?: string;
   constraint?: { index?: string };
 }
@@ -27,4 +29,14 @@ export function isUniqueViolation(error: unknown): error is Prisma.PrismaClientK
 export function violatedConstraint(error: Prisma.PrismaClientKnownRequestError): string | undefined {
   const cause = driverAdapterCause(error);
   return cause?.constraint?.index ?? /constraint "([^"]+)"/.exec(cause?.originalMessage ?? '')?.[1];
+}
+
+/** SQLSTATEs of text PostgreSQL cannot store: 22021 (a NUL byte in text), 22P05 (\u0000 in jsonb). */
+const UNSTORABLE_TEXT_SQLSTATES = new Set(['22021', '22P05']);
+
+/** The database refused a value as text it cannot store (raw and model queries alike). */
+export function isUnstorableText(error: unknown): boolean {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  const cause = driverAdapterCause(error);
+  return cause?.kind === 'postgres' && UNSTORABLE_TEXT_SQLSTATES.has(cause.code ?? '');
 }

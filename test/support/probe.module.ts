@@ -1,9 +1,10 @@
-import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
 import { IsString } from 'class-validator';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
 import { Public, RequireScope } from '../../src/common/auth/auth.decorators';
 import { Scope } from '../../src/common/auth/scopes';
 import { MaxCodePoints, Required } from '../../src/common/validation/field-rules';
+import { PrismaService } from '../../src/database/prisma.service';
 
 export class ProbeBodyDto {
   @Required()
@@ -15,6 +16,8 @@ export class ProbeBodyDto {
 /** Routes that exercise the cross-cutting pieces without depending on a feature module. */
 @Controller('probe')
 export class ProbeController {
+  constructor(private readonly prisma: PrismaService) {}
+
   @Get('quota-read')
   @RequireScope(Scope.QuotaRead)
   quotaRead(@CurrentPrincipal() principal: Principal) {
@@ -30,6 +33,16 @@ export class ProbeController {
   @Get('undeclared')
   undeclared() {
     return { reached: true };
+  }
+
+  /** Hands a query parameter (which no body rule sees) to the database as text or inside jsonb. */
+  @Public()
+  @Get('store-text')
+  async storeText(@Query('text') text: string, @Query('as') as: string) {
+    const [row] = await (as === 'jsonb'
+      ? this.prisma.$queryRaw<Array<{ value: unknown }>>`SELECT ${JSON.stringify({ text })}::jsonb AS value`
+      : this.prisma.$queryRaw<Array<{ value: unknown }>>`SELECT ${text}::text AS value`);
+    return row;
   }
 
   @Public()

@@ -42,14 +42,7 @@ export function renameEntry(zip: Buffer, from: string, to: string): Buffer {
 
 /** Makes the central directory under-declare the uncompressed size of every entry (a lying zip). */
 export function understateSizes(zip: Buffer, declared: number): Buffer {
-  const result = Buffer.from(zip);
-  const signature = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
-  let at = result.indexOf(signature);
-  while (at !== -1) {
-    result.writeUInt32LE(declared, at + 24);
-    at = result.indexOf(signature, at + 4);
-  }
-  return result;
+  return editCentralDirectory(zip, (result, at) => result.writeUInt32LE(declared, at + 24));
 }
 
 /** The files of a valid package (CONTRACT.md section 7), overridable per test. */
@@ -71,4 +64,30 @@ export function packageEntries(overrides: Record<string, string | undefined> = {
   return Object.entries(files)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([name, content]) => ({ name, content }));
+}
+
+const CENTRAL_DIRECTORY_HEADER = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+
+/** Calls `edit` with the offset of each central directory header (what yauzl reads) and its entry name. */
+function editCentralDirectory(zip: Buffer, edit: (result: Buffer, at: number, name: string) => void): Buffer {
+  const result = Buffer.from(zip);
+  let at = result.indexOf(CENTRAL_DIRECTORY_HEADER);
+  while (at !== -1) {
+    const nameLength = result.readUInt16LE(at + 28);
+    edit(result, at, result.subarray(at + 46, at + 46 + nameLength).toString('latin1'));
+    at = result.indexOf(CENTRAL_DIRECTORY_HEADER, at + 4);
+  }
+  return result;
+}
+
+/** Records a wrong CRC-32 for the entry `name`: its data no longer matches. */
+export function breakCrc(zip: Buffer, name: string): Buffer {
+  return editCentralDirectory(zip, (result, at, entry) => {
+    if (entry === name) result.writeUInt32LE((result.readUInt32LE(at + 16) ^ 1) >>> 0, at + 16);
+  });
+}
+
+/** Clears the "names are UTF-8" flag of every entry, so readers decode the names as CP437. */
+export function withCp437Names(zip: Buffer): Buffer {
+  return editCentralDirectory(zip, (result, at) => result.writeUInt16LE(result.readUInt16LE(at + 8) & ~0x800, at + 8));
 }

@@ -21,6 +21,9 @@ export class ApiKeyAuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const header = request.headers.authorization;
     if (!header) throw unauthenticated('The Authorization header is missing.', 'Bearer');
+    if (hasSeveralAuthorizationHeaders(request.rawHeaders)) {
+      throw unauthenticated('The request has more than one Authorization header.', 'Bearer error="invalid_request"');
+    }
 
     const token = BEARER.exec(header)?.[1];
     if (!token) throw unauthenticated('The Authorization header must have the form "Bearer <API key>".', 'Bearer error="invalid_request"');
@@ -36,6 +39,19 @@ export class ApiKeyAuthGuard implements CanActivate {
 
 export function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
   return reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true;
+}
+
+/**
+ * Node keeps only the first of repeated Authorization headers, so two keys (of two organizations,
+ * say) would silently authenticate as the first: ambiguous credentials are refused instead.
+ */
+function hasSeveralAuthorizationHeaders(rawHeaders: string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++seen > 1) return true;
+  }
+  return false;
 }
 
 function unauthenticated(detail: string, challenge: string): AppError {

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware';
 import { isDatabaseBusy, isDatabaseUnavailable } from '../../database/database-unavailable';
 import { DatabaseOutageLog } from '../../database/outage-log';
+import { isUnstorableText } from '../../database/prisma-errors';
 import { AppError } from './app-error';
 import { ErrorCode, errorTypeForStatus } from './error-code';
 import type { ErrorBodyDto } from './error-body.dto';
@@ -28,6 +29,7 @@ const DATABASE_BUSY_DETAIL = 'The service is busy: no database connection became
 // Seconds a client should wait before retrying: a busy pool drains fast, an outage takes longer.
 const RETRY_AFTER_BUSY = '1';
 const RETRY_AFTER_UNAVAILABLE = '5';
+const UNSTORABLE_TEXT_DETAIL = 'The request holds text that cannot be stored (a NUL character).';
 
 /** Maps every failure, known or not, to the spec's error body; nothing internal reaches the client. */
 @Catch()
@@ -40,7 +42,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
-    const appError = this.toAppError(exception);
+    const appError = this.toAppError(exception, request);
 
     if (appError.status >= 500 && appError.code === ErrorCode.INTERNAL_ERROR) {
       this.logger.error(
@@ -60,7 +62,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     response.status(appError.status).json(body);
   }
 
-  private toAppError(exception: unknown): AppError {
+  private toAppError(exception: unknown, request: Request): AppError {
     if (exception instanceof AppError) return exception;
     if (isDatabaseBusy(exception)) {
       this.logger.warn(`Database busy: ${exception.message}`);
@@ -69,6 +71,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (isDatabaseUnavailable(exception)) {
       this.outageLog.unavailable(exception instanceof Error ? exception.message : String(exception));
       return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL, undefined, { 'Retry-After': RETRY_AFTER_UNAVAILABLE });
+    }
+    // A backstop: validation refuses such text with the field named; reaching here means it missed one.
+    if (isUnstorableText(exception)) {
+      this.logger.warn(`${request.method} ${request.path}: the database refused text as unstorable; a validation rule let it through`);
+      return new AppError(ErrorCode.VALIDATION_FAILED, UNSTORABLE_TEXT_DETAIL);
     }
 
     if (exception instanceof HttpException) {

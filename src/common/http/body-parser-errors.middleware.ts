@@ -2,20 +2,25 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 
-/** body-parser marks its errors with `type`. */
+/** body-parser marks most of its errors with `type`. */
 const ERRORS_BY_TYPE: Record<string, [ErrorCode, string]> = {
-  'entity.parse.failed': [ErrorCode.INVALID_JSON, 'The request body is not valid JSON.'],
   'entity.too.large': [ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is larger than the configured limit.'],
-  'encoding.unsupported': [ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body has an unsupported content encoding.'],
-  'charset.unsupported': [ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be UTF-8 JSON.'],
+  'encoding.unsupported': [ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body has an unsupported content encoding (use gzip, deflate or br).'],
 };
 
 /**
- * Placed right after the JSON body parser: names its failures with the contract's codes
- * before Nest would fold them into a generic 400.
+ * Placed right after the body parser: names its failures with the contract's codes. Whatever else
+ * it refuses with a 4xx (a body that does not decompress, a length that does not match
+ * Content-Length) is a body that cannot be read: INVALID_JSON. Errors that already are AppErrors
+ * (from our own parse step) pass unchanged.
  */
 export function bodyParserErrorsMiddleware(error: unknown, _request: Request, _response: Response, next: NextFunction): void {
-  const type = (error as { type?: unknown } | null)?.type;
+  if (error instanceof AppError) return next(error);
+  const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
   const known = typeof type === 'string' ? ERRORS_BY_TYPE[type] : undefined;
-  next(known ? new AppError(known[0], known[1]) : error);
+  if (known) return next(new AppError(known[0], known[1]));
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return next(new AppError(ErrorCode.INVALID_JSON, 'The request body could not be read (it does not decompress, or its length is not the one declared).'));
+  }
+  next(error);
 }

@@ -1,5 +1,6 @@
 import type { ValidationError } from 'class-validator';
 import { AppError, type FieldErrorReason } from '../errors/app-error';
+import { joinPath } from '../json/find-in-json';
 
 /** Passed as a decorator's `context` to give its failure a reason or a suggested value of its own. */
 export interface FieldRuleContext {
@@ -65,11 +66,6 @@ function firstFailure(errors: ValidationError[], prefix: string): FieldFailure |
     if (nested) return nested;
   }
   return undefined;
-}
-
-function joinPath(prefix: string, property: string): string {
-  if (/^\d+$/.test(property)) return `${prefix}[${property}]`;
-  return prefix ? `${prefix}.${property}` : property;
 }
 
 function contextOf(constraint: string, error: ValidationError): FieldRuleContext | undefined {

@@ -119,7 +119,7 @@ export class ExpertSuitesService {
     const current = suite.marketItem?.categoryId ?? null;
     if (body.clear_category === true) return current === null ? undefined : null;
     if (body.category_id === undefined) return undefined;
-    const categoryId = body.category_id.toLowerCase();
+    const categoryId = body.category_id;
     const category = await this.txHost.tx.category.findFirst({ where: { id: categoryId, organizationId: suite.organizationId } });
     if (!category) {
       throw new AppError(ErrorCode.CATEGORY_NOT_FOUND, 'category_id: the organization has no such category.', {
@@ -160,7 +160,7 @@ export class ExpertSuitesService {
       skillCount: Number(suite.skillCount),
     };
     if (body.upload_id !== undefined) {
-      const upload = await this.uploads.findUsable(suite.organizationId, body.upload_id.toLowerCase(), 'package', 'upload_id', now);
+      const upload = await this.uploads.findUsable(suite.organizationId, body.upload_id, 'package', 'upload_id', now);
       const contents = upload.manifest as unknown as PackageContents;
       Object.assign(wanted, packageColumns(contents, upload.id, body.connector_refs === undefined));
       packageState = { hasPackage: true, commandCount: contents.commands.length, skillCount: contents.skills.length };
@@ -175,7 +175,7 @@ export class ExpertSuitesService {
     }
 
     if (body.icon_upload_id !== undefined) {
-      const icon = await this.uploads.findUsable(suite.organizationId, body.icon_upload_id.toLowerCase(), 'icon', 'icon_upload_id', now);
+      const icon = await this.uploads.findUsable(suite.organizationId, body.icon_upload_id, 'icon', 'icon_upload_id', now);
       wanted.iconUrl = `${publicBaseUrl}${uploadContentPath(icon.id)}`;
       wanted.iconUploadId = icon.id;
     } else if (body.icon_url !== undefined) {
@@ -248,7 +248,8 @@ function packageColumns(contents: PackageContents, uploadId: string, takeConnect
     skills: contents.skills as unknown as Prisma.InputJsonValue,
     skillCount: BigInt(contents.skills.length),
     connectors: contents.connectors as Prisma.InputJsonValue,
-    ...(takeConnectorRefs ? connectorRefColumns(contents.connector_refs) : {}),
+    // connector_count follows connectors.json, whose elements need not all name a connector.
+    ...(takeConnectorRefs ? { ...connectorRefColumns(contents.connector_refs), connectorCount: BigInt(contents.connectors.length) } : {}),
     readmeContent: contents.readme_content,
     readmeContentCn: contents.readme_content_cn,
     hasPackage: true,

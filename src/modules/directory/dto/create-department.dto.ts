@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { MaxCodePoints, NotBlank, Required } from '../../../common/validation/field-rules';
-import { IsCanonicalUuid, NoSurroundingWhitespace, Trim } from '../../../common/validation/string-rules';
+import { LowerCaseUuid, NoSurroundingWhitespace, Trim } from '../../../common/validation/string-rules';
 
 // Fields are declared in the spec's order, which is the order validation reports the first failure in.
 export class CreateDepartmentDto {
@@ -39,10 +39,10 @@ export class CreateDepartmentDto {
     type: String,
     format: 'uuid',
     nullable: true,
-    description: 'Parent department of the same organization (lower-case uuid); null or absent: a top-level department.',
+    description: 'Parent department of the same organization (a uuid in any case; stored and returned lower-case); null or absent: a top-level department.',
   })
   @IsOptional()
   @IsString()
-  @IsCanonicalUuid()
+  @LowerCaseUuid()
   parent_id?: string | null;
 }

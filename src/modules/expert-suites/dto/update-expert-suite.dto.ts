@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -7,14 +7,14 @@ import {
   IsIn,
   IsString,
   IsUrl,
-  IsUUID,
   Matches,
   ValidateBy,
   ValidateIf,
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
-import { IsInt64, MaxCodePoints, NotBlank, Required } from '../../../common/validation/field-rules';
+import { IsJsonInteger, MaxCodePoints, NotBlank, Required } from '../../../common/validation/field-rules';
+import { LowerCaseUuid, Trim } from '../../../common/validation/string-rules';
 import { SUITE_STATUSES, type SuiteStatus } from '../suite-status';
 
 /** Client type names: short, lower-case (e.g. `web`, `desktop`, `vscode-plugin`). */
@@ -24,8 +24,6 @@ const MAX_CONNECTOR_REFS = 200;
 
 /** The field may be left out, but not sent as null (null is not a value of its type). */
 const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
-
-const trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
 const lowerCaseSuggestion = (value: unknown): string | undefined => {
   const values = Array.isArray(value) ? value : [value];
@@ -91,7 +89,7 @@ export class UpdateExpertSuiteDto {
       'Left out: the update applies to whatever is stored.',
   })
   @Optional()
-  @IsInt64({ min: 1 })
+  @IsJsonInteger({ min: 1 })
   expected_revision?: number;
 
   @ApiPropertyOptional({
@@ -103,13 +101,13 @@ export class UpdateExpertSuiteDto {
       'differs: 409 MARKET_ITEM_REVISION_CONFLICT and nothing changes.',
   })
   @Optional()
-  @IsInt64({ min: 1 })
+  @IsJsonInteger({ min: 1 })
   expected_market_item_revision?: number;
 
   /** Display name (1 to 255 characters; surrounding white space is removed). */
   @ApiPropertyOptional({ maxLength: 255 })
   @Optional()
-  @trim()
+  @Trim()
   @IsString()
   @NotBlank()
   @MaxCodePoints(255)
@@ -118,7 +116,7 @@ export class UpdateExpertSuiteDto {
   /** Chinese display name (at most 255 characters; surrounding white space is removed). */
   @ApiPropertyOptional({ maxLength: 255 })
   @Optional()
-  @trim()
+  @Trim()
   @IsString()
   @MaxCodePoints(255)
   display_name_cn?: string;
@@ -143,7 +141,7 @@ export class UpdateExpertSuiteDto {
    */
   @ApiPropertyOptional({ maxLength: 64 })
   @Optional()
-  @trim()
+  @Trim()
   @IsString()
   @NotBlank()
   @MaxCodePoints(64)
@@ -184,7 +182,7 @@ export class UpdateExpertSuiteDto {
       "package's number of commands (else 400 invalid_value, suggestion = that number).",
   })
   @Optional()
-  @IsInt64({ min: 0 })
+  @IsJsonInteger({ min: 0 })
   command_count?: number;
 
   @ApiPropertyOptional({
@@ -194,7 +192,7 @@ export class UpdateExpertSuiteDto {
     description: 'Number of skills; checked against the package like command_count.',
   })
   @Optional()
-  @IsInt64({ min: 0 })
+  @IsJsonInteger({ min: 0 })
   skill_count?: number;
 
   @ApiPropertyOptional({
@@ -237,7 +235,7 @@ export class UpdateExpertSuiteDto {
   })
   @Optional()
   @IsString()
-  @IsUUID('all', { message: 'must be a uuid' })
+  @LowerCaseUuid()
   icon_upload_id?: string;
 
   @ApiPropertyOptional({
@@ -248,7 +246,7 @@ export class UpdateExpertSuiteDto {
   })
   @Optional()
   @IsString()
-  @IsUUID('all', { message: 'must be a uuid' })
+  @LowerCaseUuid()
   upload_id?: string;
 
   @ApiPropertyOptional({
@@ -259,7 +257,7 @@ export class UpdateExpertSuiteDto {
   })
   @Optional()
   @IsString()
-  @IsUUID('all', { message: 'must be a uuid' })
+  @LowerCaseUuid()
   category_id?: string;
 
   @ApiProperty({ required: false, description: 'true removes the current category; false changes nothing.' })

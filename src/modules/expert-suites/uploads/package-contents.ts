@@ -21,9 +21,9 @@ export interface PackageContents {
   description: string | null;
   commands: PackageDocument[];
   skills: PackageDocument[];
-  /** The objects of connectors.json as they were written. */
+  /** The objects of connectors.json as they were written; connector_count is their number. */
   connectors: Record<string, unknown>[];
-  /** connector_id, connector_origin and required of each element of connectors.json. */
+  /** connector_id, connector_origin and required of the elements of connectors.json that name a connector. */
   connector_refs: PackageConnectorRef[];
   readme_content: string;
   readme_content_cn: string;

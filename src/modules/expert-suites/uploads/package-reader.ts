@@ -1,7 +1,12 @@
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import * as yauzl from 'yauzl';
 import { AppError } from '../../../common/errors/app-error';
-import { codePointLength } from '../../../common/validation/field-rules';
+import { findInJson } from '../../../common/json/find-in-json';
+import { exceedsNestingDepth, MAX_JSON_NESTING } from '../../../common/json/nesting-depth';
+import { codePointLength, isBlank } from '../../../common/validation/field-rules';
+import { isStorableText } from '../../../common/validation/storable-text';
 import type { PackageConnectorRef, PackageContents, PackageDocument } from './package-contents';
 
 /** Limits a package must keep; see docs/uploads.md. */
@@ -27,12 +32,16 @@ const S_IFLNK = 0o120000;
 const COMMAND_PATH = /^commands\/([^/]+)\.md$/;
 const SKILL_PATH = /^skills\/([^/]+)\/(.+)$/;
 const TEXT_FILES = new Set(['suite.json', 'connectors.json', 'README.md', 'README.zh-CN.md']);
+const UTF8_FILE_NAME_FLAG = 0x800;
+// C0 controls, DEL and C1 controls.
+const CONTROL_CHARACTER = /\p{Cc}/u;
 
 /**
  * Reads a resource package (a zip) entirely in memory, refusing what is unsafe or malformed before
- * anything is stored: unreadable archives, unsafe paths (absolute, `..`, backslashes, control
- * characters), symlinks, too many entries, too much data (counted while decompressing, not taken from
- * the headers), suspicious compression ratios, and manifests that do not follow the layout.
+ * anything is stored: unreadable archives, entries whose data does not match their CRC-32, unsafe
+ * paths (absolute, `..`, backslashes, control characters), symlinks, too many entries, too much data
+ * (counted while decompressing, not taken from the headers), suspicious compression ratios, and
+ * manifests that do not follow the layout or hold text that cannot be stored (NUL, unpaired surrogates).
  */
 export async function readPackage(archive: Buffer): Promise<PackageContents> {
   let zip: yauzl.ZipFile;
@@ -83,6 +92,8 @@ async function readEntries(zip: yauzl.ZipFile): Promise<{ files: Map<string, str
     const limit = textFileLimited ? PACKAGE_LIMITS.maxTextFileBytes : remaining;
     if (entry.uncompressedSize > limit) throw tooLarge(name, textFileLimited);
     const bytes = await drain(await zip.openReadStreamPromise(entry), limit, keep, () => tooLarge(name, textFileLimited));
+    // yauzl does not check CRC-32s; a mismatch means the data is not what was archived.
+    if (bytes.crc32 !== entry.crc32) throw reject('invalid_archive', `is corrupt ("${name}" does not match its CRC-32).`);
     totalBytes += bytes.length;
     if (keep) {
       textBytes += bytes.length;
@@ -111,14 +122,22 @@ function tooLarge(name: string, textFileLimited: boolean): AppError {
     : reject('too_large', `decompresses to more than ${PACKAGE_LIMITS.maxUncompressedBytes} bytes.`);
 }
 
+/**
+ * The entry's path, refused as unsafe_path when it could mean something else than it shows. Control
+ * bytes are looked for in the raw name too: a name not flagged UTF-8 is decoded as CP437, where
+ * 0x01-0x1f become printable symbols.
+ */
 function entryName(entry: yauzl.Entry): string {
   const raw = entry.fileName as unknown as Buffer;
   const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, entry.extraFields, true);
-  const unsafe = yauzl.validateFileName(name);
-  // eslint-disable-next-line no-control-regex
-  if (unsafe !== null || /[\u0000-\u001f\u007f]/.test(name) || name === '' || name.split('/').includes('.')) {
-    throw reject('unsafe_path', `holds an entry with an unsafe path (${JSON.stringify(name)}).`);
-  }
+  const unsafe =
+    yauzl.validateFileName(name) !== null ||
+    raw.some((byte) => byte < 0x20 || byte === 0x7f) ||
+    ((entry.generalPurposeBitFlag & UTF8_FILE_NAME_FLAG) !== 0 && !isUtf8(raw)) ||
+    CONTROL_CHARACTER.test(name) ||
+    name === '' ||
+    name.split('/').includes('.');
+  if (unsafe) throw reject('unsafe_path', `holds an entry with an unsafe path (${JSON.stringify(name)}).`);
   return name;
 }
 
@@ -128,11 +147,12 @@ function isLayoutText(name: string): boolean {
   return skill !== null && skill[2] === 'SKILL.md';
 }
 
-/** Reads a stream to its end, failing as soon as more than `limit` bytes came out of it. */
-function drain(stream: Readable, limit: number, keep: boolean, overLimit: () => AppError): Promise<{ length: number; data: Buffer }> {
+/** Reads a stream to its end (its length and CRC-32), failing as soon as more than `limit` bytes came out of it. */
+function drain(stream: Readable, limit: number, keep: boolean, overLimit: () => AppError): Promise<{ length: number; crc32: number; data: Buffer }> {
   return new Promise((resolve, rejectPromise) => {
     const chunks: Buffer[] = [];
     let length = 0;
+    let checksum = 0;
     stream.on('data', (chunk: Buffer) => {
       length += chunk.length;
       if (length > limit) {
@@ -140,21 +160,26 @@ function drain(stream: Readable, limit: number, keep: boolean, overLimit: () => 
         rejectPromise(overLimit());
         return;
       }
+      checksum = crc32(chunk, checksum);
       if (keep) chunks.push(chunk);
     });
     stream.on('error', () => rejectPromise(reject('invalid_archive', 'is corrupt (an entry does not decompress to its declared size).')));
-    stream.on('end', () => resolve({ length, data: Buffer.concat(chunks) }));
+    stream.on('end', () => resolve({ length, crc32: checksum, data: Buffer.concat(chunks) }));
   });
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 function decodeText(name: string, bytes: Buffer): string {
+  let text: string;
   try {
-    return utf8.decode(bytes);
+    text = utf8.decode(bytes);
   } catch {
     throw reject('invalid_manifest', `"${name}" is not UTF-8 text.`);
   }
+  // Strict UTF-8 holds no unpaired surrogate: what is left to refuse is a NUL.
+  if (!isStorableText(text)) throw reject('invalid_manifest', `"${name}" holds a NUL character.`);
+  return text;
 }
 
 function toContents(files: Map<string, string>): PackageContents {
@@ -194,6 +219,11 @@ function parseSuiteJson(text: string | undefined): Manifest {
   };
 }
 
+/**
+ * connectors.json is an array of objects whose structure the spec leaves open: every object is kept.
+ * Those that name a connector (connector_id and connector_origin both strings) are also its
+ * connector references, and must be valid ones.
+ */
 function parseConnectors(text: string | undefined): { connectors: Record<string, unknown>[]; refs: PackageConnectorRef[] } {
   if (text === undefined) return { connectors: [], refs: [] };
   const json = parseJson('connectors.json', text);
@@ -203,6 +233,7 @@ function parseConnectors(text: string | undefined): { connectors: Record<string,
   json.forEach((element, index) => {
     const where = `connectors.json[${index}]`;
     if (!isPlainObject(element)) throw reject('invalid_manifest', `${where} must be an object.`);
+    if (typeof element.connector_id !== 'string' || typeof element.connector_origin !== 'string') return;
     const ref = {
       connector_id: requireText(element, 'connector_id', 255, where),
       connector_origin: requireText(element, 'connector_origin', 64, where),
@@ -218,11 +249,17 @@ function parseConnectors(text: string | undefined): { connectors: Record<string,
 }
 
 function parseJson(name: string, text: string): unknown {
+  const json = text.replace(/^\uFEFF/, '');
+  if (exceedsNestingDepth(json)) throw reject('invalid_manifest', `${name} nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.`);
+  let value: unknown;
   try {
-    return JSON.parse(text.replace(/^\uFEFF/, ''));
+    value = JSON.parse(json);
   } catch {
     throw reject('invalid_manifest', `${name} is not valid JSON.`);
   }
+  const unstorable = findInJson(value, (string) => (isStorableText(string) ? undefined : true));
+  if (unstorable) throw reject('invalid_manifest', `${name} holds a NUL character or an unpaired surrogate (at ${unstorable.path || 'the top'}).`);
+  return value;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -231,7 +268,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function requireText(object: Record<string, unknown>, key: string, max: number, where: string): string {
   const value = object[key];
-  if (typeof value !== 'string' || value.trim() === '') throw reject('invalid_manifest', `${where} needs "${key}", a non-empty string.`);
+  if (typeof value !== 'string' || isBlank(value)) throw reject('invalid_manifest', `${where} needs "${key}", a non-empty string.`);
   if (codePointLength(value.trim()) > max) throw reject('invalid_manifest', `${where}: "${key}" is longer than ${max} characters.`);
   return value.trim();
 }

@@ -100,7 +100,7 @@ function toUploadDto(upload: Upload): UploadDto {
           version: contents.version,
           command_count: contents.commands.length,
           skill_count: contents.skills.length,
-          connector_count: contents.connector_refs.length,
+          connector_count: contents.connectors.length,
         }
       : null,
     created_at: upload.createdAt.toISOString(),
