@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminService } from '../src/admin/admin.service';
@@ -50,5 +51,47 @@ describe('embedded database on disk, created from the template', () => {
     const dataDir = join(parent, 'empty');
     mkdirSync(dataDir);
     expect(await recordedMigrations(dataDir)).toEqual(current);
+  });
+});
+
+describe('the embedded database lock', () => {
+  const parent = mkdtempSync(join(tmpdir(), 'wsa-lock-'));
+  const distCli = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
+
+  it('refuses a second opener, and lets the next one in once the first has closed', async () => {
+    const dataDir = join(parent, 'shared');
+    const first = await openDatabase(settings(dataDir));
+    try {
+      await expect(openDatabase(settings(dataDir))).rejects.toThrow(/in use by another process/);
+    } finally {
+      await first.close();
+    }
+    const next = await openDatabase(settings(dataDir));
+    await next.close();
+  });
+
+  it('holds against a process in another PID namespace (two containers on one volume), which cannot see the holder', async () => {
+    const dataDir = join(parent, 'volume');
+    const holder = await openDatabase(settings(dataDir));
+    try {
+      const result = spawnSync('unshare', ['--pid', '--fork', 'node', distCli, 'org', 'create', '--name', 'second writer'], {
+        env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir },
+        encoding: 'utf8',
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('in use by another process');
+      expect(await holder.prisma.organization.count({ where: { name: 'second writer' } })).toBe(0);
+    } finally {
+      await holder.close();
+    }
+  });
+
+  it('takes over a lock its holder stopped refreshing (a process that died without releasing it)', async () => {
+    const dataDir = join(parent, 'crashed');
+    mkdirSync(`${dataDir}.lock`, { recursive: true });
+    const longAgo = new Date(Date.now() - 60_000);
+    utimesSync(`${dataDir}.lock`, longAgo, longAgo);
+    const database = await openDatabase(settings(dataDir));
+    await database.close();
   });
 });

@@ -75,7 +75,7 @@ describe('start-up on an empty embedded database', () => {
 
       // The data directory belongs to the running service: the CLI refuses it with a clear message.
       await expect(promisify(execFile)('node', [distCli, 'org', 'create', '--name', 'x'], { env })).rejects.toMatchObject({
-        stderr: expect.stringContaining('in use by process'),
+        stderr: expect.stringContaining('in use by another process'),
       });
     } finally {
       expect(await stop(first)).toBe(0);
