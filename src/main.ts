@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { drainOnSignals } from './common/lifecycle/graceful-shutdown';
 import { describeDemoSeed, seedDemoIfEmpty } from './bootstrap/demo-seed';
-import { ConfigError, loadConfig } from './config/app-config';
+import { ConfigError, isProduction, loadConfig, unknownSettingLookalikes } from './config/app-config';
 import { loadDotEnv } from './config/dot-env';
 import { PrismaService } from './database/prisma.service';
 
@@ -16,9 +16,11 @@ async function main(): Promise<void> {
   const baseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
   const logger = new Logger('Main');
   drainOnSignals(app, config, logger);
+  for (const name of unknownSettingLookalikes()) logger.warn(`${name} is not a setting of this service and is ignored (a typo? see docs/configuration.md)`);
   logger.log(`Listening on port ${port} (${config.usesEmbeddedDatabase ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL'})`);
   logger.log(`Swagger UI: ${baseUrl}/docs   OpenAPI: ${baseUrl}/docs-json`);
-  if (config.usesEmbeddedDatabase) {
+  // A production deployment issues its keys with the CLI; a key printed there would reach log storage.
+  if (config.usesEmbeddedDatabase && !isProduction()) {
     const seed = await seedDemoIfEmpty(app.get(PrismaService));
     // Printed straight to the console, never through the logger: the key must not reach log storage.
     if (seed) process.stdout.write(`${describeDemoSeed(seed, baseUrl)}\n`);

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, loadConfig, unknownSettingLookalikes } from './app-config';
 
 describe('loadConfig', () => {
   it('uses the documented defaults: port 3000, embedded database, 1 MiB JSON bodies', () => {
@@ -31,5 +31,18 @@ describe('loadConfig', () => {
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`${name}=${JSON.stringify(value)}`);
+  });
+
+  it('refuses the embedded database under NODE_ENV=production unless it is asked for, naming DATABASE_URL', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL is not set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', DATABSE_URL: 'postgresql://u@db/app' })).toThrow(/DATABASE_URL is not set/);
+    expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://u@db/app' }).usesEmbeddedDatabase).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', EMBEDDED_DATABASE_IN_PRODUCTION: 'true' }).usesEmbeddedDatabase).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development' }).usesEmbeddedDatabase).toBe(true);
+  });
+
+  it('names variables that look like settings but are none, and nothing else', () => {
+    const env = { DATABSE_URL: 'x', DATABASE_POOL_SIZ: '3', METERING_TTL: '1', PORT: '80', PATH: '/bin', HOME: '/root', HOST: 'h', USER: 'u', HOSTNAME: 'x', NODE_ENV: 'production', LANG: 'C' };
+    expect(unknownSettingLookalikes(env)).toEqual(['DATABASE_POOL_SIZ', 'DATABSE_URL', 'METERING_TTL']);
   });
 });

@@ -164,6 +164,13 @@ export class AppConfig {
   @Matches(/^https?:\/\/[^\s]+[^/\s]$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL without a trailing slash' })
   PUBLIC_BASE_URL?: string;
 
+  /**
+   * With NODE_ENV=production the embedded database is used only when this is `true`: a missing or
+   * misspelled DATABASE_URL must not quietly start a production service on a local database.
+   */
+  @IsIn(['true', 'false'])
+  EMBEDDED_DATABASE_IN_PRODUCTION: 'true' | 'false' = 'false';
+
   get usesEmbeddedDatabase(): boolean {
     return this.DATABASE_URL === undefined;
   }
@@ -184,5 +191,47 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(values[e.property] ?? e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  if (isProduction(env) && config.usesEmbeddedDatabase && config.EMBEDDED_DATABASE_IN_PRODUCTION !== 'true') {
+    throw new ConfigError(
+      'Invalid configuration:\n  DATABASE_URL is not set, and NODE_ENV=production: set DATABASE_URL to the PostgreSQL database ' +
+        '(or EMBEDDED_DATABASE_IN_PRODUCTION=true to run on the embedded database on purpose).',
+    );
+  }
   return config;
+}
+
+export function isProduction(env: Record<string, string | undefined> = process.env): boolean {
+  return env.NODE_ENV === 'production';
+}
+
+// Shorter names (HOST, USER…) are two edits away from PORT without being typos of it.
+const MIN_TYPO_LENGTH = 8;
+
+// Words our setting names begin with that are distinctive enough to flag an unknown variable by.
+const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE)/;
+
+/**
+ * Environment variables that look like one of our settings but are none (a typo such as
+ * DATABSE_URL or DATABASE_POOL_SIZ): they are ignored, so start-up warns about them.
+ */
+export function unknownSettingLookalikes(env: Record<string, string | undefined> = process.env): string[] {
+  const known = new Set([...Object.keys(new AppConfig()), 'DATABASE_URL', 'PUBLIC_BASE_URL']);
+  return Object.keys(env)
+    .filter((name) => !known.has(name))
+    .filter((name) => SETTING_PREFIX.test(name) || (name.length >= MIN_TYPO_LENGTH && [...known].some((setting) => editDistanceAtMost2(name, setting))))
+    .sort();
+}
+
+/** Whether a can be turned into b by at most two single-character insertions, deletions or substitutions. */
+function editDistanceAtMost2(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 2) return false;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] <= 2;
 }
