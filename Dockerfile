@@ -29,7 +29,10 @@ RUN mkdir -p /var/lib/workspace-admin && chown node:node /var/lib/workspace-admi
 USER node
 VOLUME ["/var/lib/workspace-admin"]
 EXPOSE 3000
+# Liveness, not readiness: a database outage must not get every replica restarted while it still
+# serves stale metering answers (readiness is /readyz, for the load balancer). Plain bash, so no
+# Node process is started per probe.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
-  CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/$PORT && printf 'GET /healthz HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
 # Run node directly (not npm) so that SIGTERM reaches the service and it shuts down cleanly.
 CMD ["node", "dist/src/main.js"]

@@ -29,7 +29,10 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.use(accessLogMiddleware);
   app.use(closeConnectionsWhileDraining(app.get(Readiness)));
   useJsonBodyParser(app, options.config.JSON_BODY_LIMIT_BYTES);
-  answerHttpParserErrors(app.getHttpServer());
+  const server = app.getHttpServer();
+  server.keepAliveTimeout = options.config.HTTP_KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = options.config.HTTP_HEADERS_TIMEOUT_MS;
+  answerHttpParserErrors(server);
   setupSwagger(app);
   await app.init();
   return app;

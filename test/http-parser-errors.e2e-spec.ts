@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import type { Database } from '../src/database/database';
@@ -53,5 +54,19 @@ describe('requests refused by the HTTP parser', () => {
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
     expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(answer.body)).toEqual({ code, error, detail: expect.any(String) });
+  });
+});
+
+describe('HTTP server timeouts', () => {
+  it('takes the keep-alive and headers timeouts from the settings', async () => {
+    const database = await openTestDatabase();
+    const app = await startTestApp(database, { HTTP_KEEP_ALIVE_TIMEOUT_MS: 61_000, HTTP_HEADERS_TIMEOUT_MS: 62_000 });
+    try {
+      const server = app.app.getHttpServer() as Server;
+      expect({ keepAlive: server.keepAliveTimeout, headers: server.headersTimeout }).toEqual({ keepAlive: 61_000, headers: 62_000 });
+    } finally {
+      await app.close();
+      await database.close();
+    }
   });
 });

@@ -30,4 +30,11 @@ describe('rate limit per API key', () => {
     await testApp.http().post('/probe/directory-manage').set('Authorization', spender.bearer).send({ text: 'x' }).expect(429);
     await testApp.http().get('/probe/quota-read').set('Authorization', bystander.bearer).expect(200);
   });
+
+  it('never limits liveness and readiness probes', async () => {
+    for (let i = 0; i < 10; i++) {
+      await testApp.http().get('/healthz').expect(200);
+      await testApp.http().get('/readyz').expect(200);
+    }
+  });
 });

@@ -152,6 +152,22 @@ export class AppConfig {
   @Min(0)
   SHUTDOWN_DELAY_MS = 0;
 
+  /**
+   * How long an idle keep-alive connection stays open. Above the idle timeout of the load
+   * balancer in front (60 s on common ones), so that the balancer, not the service, closes idle
+   * connections: otherwise it may send a request on a connection the service is just closing.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+  /** Longest the request headers may take to arrive; above the keep-alive timeout, as Node advises. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  HTTP_HEADERS_TIMEOUT_MS = 66_000;
+
   /** Then: how long requests in flight may take to finish before their connections are cut. */
   @Transform(toInt)
   @IsInt()

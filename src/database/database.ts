@@ -1,9 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { AppConfig } from '../config/app-config';
 import { PrismaClient } from '../generated/prisma/client';
 import { EmbeddedDatabaseLock } from './embedded-lock';
-import { openEmbeddedPGlite } from './embedded-template';
 import { applyMigrations, defaultMigrationsDir, readMigrations } from './migrator';
 import { listenOnPGlite, listenOnPostgres, type NotificationHandlers, type NotificationSubscription, Subscriptions } from './notifications';
 import { PostgresPool } from './postgres-pool';
@@ -78,6 +76,9 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
   const inMemory = dataDir.startsWith('memory://');
   const lock = inMemory ? undefined : EmbeddedDatabaseLock.acquire(dataDir);
   try {
+    // Loaded here, not at the top: a service on PostgreSQL never loads the embedded database's code.
+    const { openEmbeddedPGlite } = await import('./embedded-template');
+    const { PrismaPGlite } = await import('pglite-prisma-adapter');
     const pglite = await openEmbeddedPGlite(dataDir);
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), ...clientOptions(settings) });
     const subscriptions = new Subscriptions();

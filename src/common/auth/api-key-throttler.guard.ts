@@ -2,14 +2,20 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
+import { isPublic } from './api-key-auth.guard';
 import type { AuthenticatedRequest } from './principal';
 
 /**
  * Rate limit per API key across all operations (CONTRACT.md section 6). Runs after
- * authentication, so the principal is known; public routes are counted per client address.
+ * authentication, so the principal is known. Public routes (liveness and readiness) are never
+ * limited: an orchestrator's probes must not be refused.
  */
 @Injectable()
 export class ApiKeyThrottlerGuard extends ThrottlerGuard {
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return isPublic(this.reflector, context);
+  }
+
   protected override async getTracker(request: Record<string, unknown>): Promise<string> {
     const { principal, ip } = request as unknown as AuthenticatedRequest;
     return principal ? `key:${principal.apiKeyId}` : `ip:${String(ip)}`;

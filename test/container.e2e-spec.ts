@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Database } from '../src/database/database';
+import { openTestDatabase, startTestApp, type TestApp } from './support/test-app';
+
+/** The exec-form command of the image's HEALTHCHECK, as Docker would run it. */
+function healthCheckCommand(): string[] {
+  const dockerfile = readFileSync(join(__dirname, '..', 'Dockerfile'), 'utf8');
+  const line = /HEALTHCHECK[^\n]*\\\n\s*CMD (\[.*\])/.exec(dockerfile);
+  if (!line) throw new Error('The Dockerfile has no exec-form HEALTHCHECK');
+  return JSON.parse(line[1]) as string[];
+}
+
+/** Runs the check (asynchronously: the app under test answers from this process); resolves with its exit code. */
+const probe = (port: number) =>
+  new Promise<number | null>((resolve) => {
+    const [command, ...args] = healthCheckCommand();
+    const child = spawn(command, args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore', timeout: 3000 });
+    child.on('exit', (code) => resolve(code));
+  });
+
+describe("the image's health check, run outside a container", () => {
+  let database: Database;
+  let app: TestApp;
+  let port: number;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    app = await startTestApp(database);
+    await app.app.listen(0, '127.0.0.1');
+    port = (app.app.getHttpServer().address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  it('probes liveness (/healthz) without starting Node: healthy while the service answers', async () => {
+    expect(healthCheckCommand()[0]).toBe('bash');
+    expect(healthCheckCommand().join(' ')).toContain('/healthz');
+    expect(await probe(port)).toBe(0);
+  });
+
+  it('reports unhealthy when nothing answers on the port', async () => {
+    const closed = await startTestApp(database);
+    await closed.app.listen(0, '127.0.0.1');
+    const unused = (closed.app.getHttpServer().address() as AddressInfo).port;
+    await closed.close();
+    expect(await probe(unused)).toBe(1);
+  });
+});
