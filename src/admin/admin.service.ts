@@ -10,7 +10,7 @@ import { toExpertSuiteDto } from '../modules/expert-suites/expert-suite.mapper';
 export class AdminError extends Error {}
 
 /**
- * Bootstrap and operations outside the public API (CONTRACT.md section 8): organizations,
+ * Bootstrap and operations outside the public API (docs/operations.md): organizations,
  * API keys, and the records the API acts on. Used by the CLI and the demo bootstrap.
  */
 export class AdminService {

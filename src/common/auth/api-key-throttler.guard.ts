@@ -6,7 +6,7 @@ import { isPublic } from './api-key-auth.guard';
 import type { AuthenticatedRequest } from './principal';
 
 /**
- * Rate limit per API key across all operations (CONTRACT.md section 6). Runs after
+ * Rate limit per API key across all operations (docs/api-conventions.md, Limits). Runs after
  * authentication, so the principal is known. Public routes (liveness and readiness) are never
  * limited: an orchestrator's probes must not be refused.
  */

@@ -1,4 +1,4 @@
-/** Every scope the API checks (spec section 5). A scope grants only itself. */
+/** Every scope the API checks (docs/api-conventions.md). A scope grants only itself. */
 export const Scope = {
   DirectoryManage: 'admin.v1.user-directory.manage',
   ExpertSuitesManage: 'admin.v1.expert-suites.manage',

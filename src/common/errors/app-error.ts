@@ -1,7 +1,11 @@
 import { ErrorCode, STATUS_BY_CODE } from './error-code';
 
-/** Stable snake_case reasons for `details.reason` (CONTRACT.md section 2). */
+/**
+ * Every `details.reason` the API can answer: stable snake_case words, all listed in
+ * docs/api-conventions.md. A closed list, so that a new reason is a deliberate, documented change.
+ */
 export type FieldErrorReason =
+  // any field
   | 'required'
   | 'too_long'
   | 'too_short'
@@ -12,9 +16,20 @@ export type FieldErrorReason =
   | 'must_not_be_blank'
   | 'duplicate'
   | 'conflicting_fields'
+  // references and revisions
   | 'not_found'
   | 'revision_mismatch'
-  | (string & {});
+  | 'invalid_transition'
+  | 'package_required'
+  | 'wrong_kind'
+  | 'expired'
+  // uploaded files (details.field `file`)
+  | 'invalid_archive'
+  | 'unsafe_path'
+  | 'too_many_entries'
+  | 'too_large'
+  | 'invalid_manifest'
+  | 'unsupported_type';
 
 export interface FieldErrorDetails {
   field: string;

@@ -11,7 +11,7 @@ export class ErrorDetailsDto {
   suggestion?: string;
 }
 
-/** The spec's error body (section 7), returned by every failed request. */
+/** The error body every failed request returns (docs/api-conventions.md). */
 export class ErrorBodyDto {
   @ApiProperty({ description: 'Stable business error code.', example: 'VALIDATION_FAILED' })
   code: string;

@@ -1,6 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
 
-/** Stable business error codes of the contract (CONTRACT.md section 2). */
+/** Stable business error codes, each with its HTTP status (docs/api-conventions.md lists them). */
 export enum ErrorCode {
   VALIDATION_FAILED = 'VALIDATION_FAILED',
   INVALID_JSON = 'INVALID_JSON',

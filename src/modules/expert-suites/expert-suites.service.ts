@@ -86,7 +86,7 @@ export class ExpertSuitesService {
 
     if (Object.keys(changes).length === 0 && categoryId === undefined) return toExpertSuiteDto(suite);
 
-    // Any change, the category included, is a new revision of the suite (CONTRACT.md section 5).
+    // Any change, the category included, is a new revision of the suite (docs/expert-suites.md).
     const { count } = await tx.expertSuite.updateMany({
       where: { id: suite.id, organizationId, revision: suite.revision },
       data: { ...changes, revision: { increment: 1 }, updatedAt: now },

@@ -1,5 +1,5 @@
 /**
- * Monthly subscription cycles (CONTRACT.md section 4).
+ * Monthly subscription cycles (docs/metering-policy.md).
  *
  * The resets of a subscription are the anchor itself and, every month after it, the same
  * day-of-month and time of day (UTC). A month too short for the anchor's day resets on its last

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** A department on the wire (spec 2.1). */
+/** A department on the wire (docs/directory.md). */
 export class DepartmentDto {
   @ApiProperty({ format: 'uuid', description: 'Identifier of the department.' })
   department_id: string;

@@ -9,7 +9,7 @@ export class ConnectorRefDto {
   required: boolean;
 }
 
-/** An expert suite as the API returns it (spec 2.2, plus category_id and market_item_revision). */
+/** An expert suite as the API returns it, with category_id and market_item_revision (docs/expert-suites.md). */
 export class ExpertSuiteDto {
   @ApiProperty({ format: 'uuid', description: 'Unique identifier of the record.' })
   id: string;

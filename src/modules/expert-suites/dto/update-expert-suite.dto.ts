@@ -75,7 +75,7 @@ export class ConnectorRefInputDto {
 }
 
 /**
- * Body of PATCH /expert-suites/{resourceId} (spec 4.2). Every field is optional; a field left out
+ * Body of PATCH /expert-suites/{resourceId} (docs/expert-suites.md). Every field is optional; a field left out
  * keeps its stored value. Unknown fields are rejected.
  */
 export class UpdateExpertSuiteDto {

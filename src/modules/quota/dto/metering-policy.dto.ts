@@ -3,7 +3,7 @@ import { ApiProperty } from '@nestjs/swagger';
 export const CYCLE_MODE = 'subscription-cycle';
 export type DataStatus = 'fresh' | 'stale';
 
-/** The organization's metering policy (spec 2.3). */
+/** The organization's metering policy (docs/metering-policy.md). */
 export class MeteringPolicyDto {
   @ApiProperty({ enum: [CYCLE_MODE], description: 'Metering cycle mode. Always `subscription-cycle`: usage resets follow the subscription cycle.' })
   cycle_mode: typeof CYCLE_MODE;
