@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '../../../database/transaction-host';
 import { createHash, randomUUID } from 'node:crypto';
+import { Clock } from '../../../common/clock';
 import { AppError } from '../../../common/errors/app-error';
 import { ErrorCode } from '../../../common/errors/error-code';
 import { AppConfig } from '../../../config/app-config';
@@ -29,6 +30,7 @@ export class UploadsService {
     private readonly txHost: TransactionHost,
     private readonly storage: UploadStorage,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -43,7 +45,7 @@ export class UploadsService {
     const { contentType, manifest } = await this.inspect(kind, file.buffer);
     const id = randomUUID();
     const storageKey = `${organizationId}/${id}`;
-    const now = new Date();
+    const now = this.clock.now();
     await this.storage.put(storageKey, file.buffer);
     try {
       const upload = await this.txHost.tx.upload.create({
