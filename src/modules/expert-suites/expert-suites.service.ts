@@ -104,8 +104,10 @@ export class ExpertSuitesService {
     const { revisionBefore, ...row } = updated;
     const suite = suiteRowToModel(row);
     if (revisionBefore + 1n === suite.revision) return suite;
-    const marketItem = await this.txHost.tx.marketItem.findUnique({ where: { suiteId: suite.id } });
-    return { ...suite, marketItem };
+    const [marketItem] = await this.txHost.tx.$queryRaw<Array<NonNullable<ExpertSuiteWithMarketItem['marketItem']>>>`
+      SELECT id, organization_id AS "organizationId", suite_id AS "suiteId", category_id AS "categoryId", revision, updated_at AS "updatedAt"
+      FROM market_items WHERE suite_id = ${suite.id}::uuid`;
+    return { ...suite, marketItem: marketItem ?? null };
   }
 
   private async readSuite(organizationId: string, suiteId: string): Promise<ExpertSuiteWithMarketItem> {
