@@ -1,5 +1,5 @@
-# Same Node major as development and CI (Node 20).
-FROM node:20-bookworm-slim AS build
+# Node 24, the current LTS line (Node 20 reached end-of-life in April 2026); CI runs the suite on it.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY prisma ./prisma
@@ -13,7 +13,7 @@ COPY bench ./bench
 # prepares the embedded database template in node_modules/.cache, which the image keeps.
 RUN npm run build && rm -rf dist/bench && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000 \
     LOG_FORMAT=json \
