@@ -5,9 +5,11 @@ import { AppModule, type AppModuleOptions } from './app.module';
 import { accessLogMiddleware } from './common/http/access-log.middleware';
 import { closeConnectionsWhileDraining } from './common/lifecycle/graceful-shutdown';
 import { Readiness } from './common/lifecycle/readiness';
+import { useCors } from './common/http/cors';
 import { answerHttpParserErrors } from './common/http/http-parser-errors';
 import { useJsonBodyParser } from './common/http/json-body-parser';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
+import { useSecurityHeaders } from './common/http/security-headers';
 import type { LogLevelName } from './config/app-config';
 import { setupSwagger } from './openapi';
 
@@ -27,6 +29,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // Before the body parser, so that even a rejected body gets its X-Request-Id.
   app.use(requestIdMiddleware);
   app.use(accessLogMiddleware);
+  useSecurityHeaders(app);
+  useCors(app, options.config.corsOrigins);
   app.use(closeConnectionsWhileDraining(app.get(Readiness)));
   useJsonBodyParser(app, options.config.JSON_BODY_LIMIT_BYTES);
   const server = app.getHttpServer();

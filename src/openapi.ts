@@ -12,6 +12,8 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'returns the error body `{code, error, detail, details?}`.',
     )
     .setVersion('v1')
+    // Relative: the document describes whichever address it was fetched from.
+    .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Application API key (wsk_...)' }, BEARER_SCHEME)
     .build();
   const document = SwaggerModule.createDocument(app, config);

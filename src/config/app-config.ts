@@ -181,11 +181,26 @@ export class AppConfig {
   PUBLIC_BASE_URL?: string;
 
   /**
+   * Browser origins allowed to call the API cross-origin, comma-separated exact origins
+   * (`https://admin.example.com,http://localhost:5173`); unset = no CORS headers at all.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/\s,]+(\s*,\s*https?:\/\/[^/\s,]+)*$/, {
+    message: 'CORS_ORIGINS must be comma-separated http(s) origins without a path (https://app.example.com)',
+  })
+  CORS_ORIGINS?: string;
+
+  /**
    * With NODE_ENV=production the embedded database is used only when this is `true`: a missing or
    * misspelled DATABASE_URL must not quietly start a production service on a local database.
    */
   @IsIn(['true', 'false'])
   EMBEDDED_DATABASE_IN_PRODUCTION: 'true' | 'false' = 'false';
+
+  get corsOrigins(): string[] {
+    return this.CORS_ORIGINS ? this.CORS_ORIGINS.split(',').map((origin) => origin.trim()) : [];
+  }
 
   get usesEmbeddedDatabase(): boolean {
     return this.DATABASE_URL === undefined;
@@ -194,11 +209,14 @@ export class AppConfig {
 
 export class ConfigError extends Error {}
 
+// Settings without a default: absent from Object.keys(new AppConfig()).
+const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS'];
+
 /** Reads and validates the settings; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
   const known = Object.keys(new AppConfig());
   const values: Record<string, unknown> = {};
-  for (const name of [...known, 'DATABASE_URL', 'PUBLIC_BASE_URL']) {
+  for (const name of [...known, ...OPTIONAL_SETTINGS]) {
     if (env[name] !== undefined) values[name] = env[name];
   }
   const config = plainToInstance(AppConfig, { ...values, ...overrides });
@@ -231,7 +249,7 @@ const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACT
  * DATABSE_URL or DATABASE_POOL_SIZ): they are ignored, so start-up warns about them.
  */
 export function unknownSettingLookalikes(env: Record<string, string | undefined> = process.env): string[] {
-  const known = new Set([...Object.keys(new AppConfig()), 'DATABASE_URL', 'PUBLIC_BASE_URL']);
+  const known = new Set([...Object.keys(new AppConfig()), ...OPTIONAL_SETTINGS]);
   return Object.keys(env)
     .filter((name) => !known.has(name))
     .filter((name) => SETTING_PREFIX.test(name) || (name.length >= MIN_TYPO_LENGTH && [...known].some((setting) => editDistanceAtMost2(name, setting))))

@@ -1,0 +1,18 @@
+import type { INestApplication } from '@nestjs/common';
+
+/** Request headers a browser client of the API sends beyond the CORS-safelisted ones. */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'];
+/** Answer headers a browser client needs to read (correlation, replays, back-off, concurrency). */
+const EXPOSED_HEADERS = ['X-Request-Id', 'Idempotent-Replayed', 'Retry-After', 'ETag'];
+
+/** CORS only for the configured origins; with none, no Access-Control-* header is ever sent. */
+export function useCors(app: INestApplication, origins: string[]): void {
+  if (origins.length === 0) return;
+  app.enableCors({
+    origin: origins,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ALLOWED_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+}
