@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Database } from '../src/database/database';
-import { openTestDatabase, startTestApp, type TestApp } from './support/test-app';
+import { startTestApp, useListeningTestApp } from './support/test-app';
 
 /** The exec-form command of the image's HEALTHCHECK, as Docker would run it. */
 function healthCheckCommand(): string[] {
@@ -22,30 +21,16 @@ const probe = (port: number) =>
   });
 
 describe("the image's health check, run outside a container", () => {
-  let database: Database;
-  let app: TestApp;
-  let port: number;
-
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    app = await startTestApp(database);
-    await app.app.listen(0, '127.0.0.1');
-    port = (app.app.getHttpServer().address() as AddressInfo).port;
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await database.close();
-  });
+  const service = useListeningTestApp();
 
   it('probes liveness (/healthz) without starting Node: healthy while the service answers', async () => {
     expect(healthCheckCommand()[0]).toBe('bash');
     expect(healthCheckCommand().join(' ')).toContain('/healthz');
-    expect(await probe(port)).toBe(0);
+    expect(await probe(service.port)).toBe(0);
   });
 
   it('reports unhealthy when nothing answers on the port', async () => {
-    const closed = await startTestApp(database);
+    const closed = await startTestApp(service.database);
     await closed.app.listen(0, '127.0.0.1');
     const unused = (closed.app.getHttpServer().address() as AddressInfo).port;
     await closed.close();

@@ -1,8 +1,6 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import type { Database } from '../src/database/database';
-import { openTestDatabase, startTestApp, type TestApp } from './support/test-app';
+import { openTestDatabase, startTestApp, useListeningTestApp } from './support/test-app';
 
 interface RawAnswer {
   status: number;
@@ -27,21 +25,7 @@ function sendRaw(port: number, bytes: string): Promise<RawAnswer> {
 }
 
 describe('requests refused by the HTTP parser', () => {
-  let database: Database;
-  let app: TestApp;
-  let port: number;
-
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    app = await startTestApp(database);
-    await app.app.listen(0, '127.0.0.1');
-    port = (app.app.getHttpServer().address() as AddressInfo).port;
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await database.close();
-  });
+  const service = useListeningTestApp();
 
   it.each([
     ['an unknown method', 'FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'MALFORMED_REQUEST', 'bad_request'],
@@ -49,7 +33,7 @@ describe('requests refused by the HTTP parser', () => {
     ['a request line that is not HTTP', 'hello there\r\n\r\n', 400, 'MALFORMED_REQUEST', 'bad_request'],
     ['headers over 16 KiB', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431, 'REQUEST_HEADERS_TOO_LARGE', 'request_header_fields_too_large'],
   ])('answers %s in the error body with an X-Request-Id', async (_case, bytes, status, code, error) => {
-    const answer = await sendRaw(port, bytes);
+    const answer = await sendRaw(service.port, bytes);
     expect(answer.status).toBe(status);
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
     expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

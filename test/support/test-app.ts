@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -96,4 +97,29 @@ export async function revokeAndAwaitNotice(database: Database, apiKeyId: string,
 /** Waits for a condition; the test's own timeout bounds the wait. */
 export async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+export interface ListeningTestApp {
+  database: Database;
+  app: TestApp;
+  port: number;
+}
+
+/**
+ * For the tests of one file: a database and an app listening on a free loopback port (for raw
+ * sockets and child processes, which supertest cannot stand in for), closed after the file.
+ */
+export function useListeningTestApp(overrides: Partial<AppConfig> = {}): ListeningTestApp {
+  const context = {} as ListeningTestApp;
+  beforeAll(async () => {
+    context.database = await openTestDatabase();
+    context.app = await startTestApp(context.database, overrides);
+    await context.app.app.listen(0, '127.0.0.1');
+    context.port = (context.app.app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await context.app.close();
+    await context.database.close();
+  });
+  return context;
 }
