@@ -5,6 +5,7 @@ import { DatabaseBusyError } from './postgres-pool';
 const known = (code: string, meta?: Record<string, unknown>) =>
   new Prisma.PrismaClientKnownRequestError('failed', { code, clientVersion: 'test', meta });
 const postgresCause = (sqlState: string) => ({ driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'postgres', code: sqlState } } });
+const adapterError = (cause: Record<string, unknown>) => Object.assign(new Error('driver adapter failed'), { name: 'DriverAdapterError', cause });
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
 describe('isDatabaseUnavailable', () => {
@@ -17,6 +18,10 @@ describe('isDatabaseUnavailable', () => {
     ['P2037 too many connections', known('P2037')],
     ['unmapped SQLSTATE 08006 connection failure', known('P2039', postgresCause('08006'))],
     ['unmapped SQLSTATE 57P01 admin shutdown', known('P2039', postgresCause('57P01'))],
+    ['P2010 whose adapter saw the connection close', known('P2010', { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'ConnectionClosed' } } })],
+    ['a bare adapter error at COMMIT: backend terminated (57P01)', adapterError({ kind: 'postgres', code: '57P01' })],
+    ['a bare adapter error: database not reachable', adapterError({ kind: 'DatabaseNotReachable' })],
+    ['a bare adapter error: socket timeout', adapterError({ kind: 'SocketTimeout' })],
     ['client initialization failed', new Prisma.PrismaClientInitializationError('cannot connect', 'test')],
     ['closed PGlite', new Error('PGlite is closed')],
     ['ended pg pool', new Error('Cannot use a pool after calling end on the pool')],
@@ -34,6 +39,9 @@ describe('isDatabaseUnavailable', () => {
     ['P2025 record not found', known('P2025')],
     ['P2010 raw query failed (syntax)', known('P2010', { driverAdapterError: { cause: { kind: 'postgres', code: '42601' } } })],
     ['unmapped SQLSTATE 23514 check violation', known('P2039', postgresCause('23514'))],
+    ['a bare adapter error for a unique violation', adapterError({ kind: 'UniqueConstraintViolation' })],
+    ['a bare adapter error for a syntax error', adapterError({ kind: 'postgres', code: '42601' })],
+    ['an error named like an adapter error without a cause', Object.assign(new Error('x'), { name: 'DriverAdapterError' })],
     ['a TypeError from a bug', new TypeError("Cannot read properties of undefined (reading 'anchorAt')")],
     ['an error merely mentioning a closed database', new Error('oops: PGlite is closed, said the log')],
     ['a thrown string', 'PGlite is closed'],

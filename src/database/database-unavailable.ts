@@ -15,6 +15,9 @@ const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P
  */
 const UNAVAILABLE_SQLSTATE = /^(08|57P0[123])/;
 
+/** Kinds a driver adapter gives connection failures it maps itself. */
+const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+
 /** Socket errors that reach us unwrapped (the pg driver wraps most of them). */
 const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
 
@@ -41,17 +44,25 @@ const UNAVAILABLE_MESSAGES = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof Prisma.PrismaClientInitializationError) return true;
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
-    return UNAVAILABLE_PRISMA_CODES.has(error.code) || UNAVAILABLE_SQLSTATE.test(unmappedSqlState(error) ?? '');
+    return UNAVAILABLE_PRISMA_CODES.has(error.code) || isUnavailableAdapterCause(adapterCause(error.meta?.driverAdapterError));
   }
   if (!(error instanceof Error)) return false;
+  // The client passes a driver adapter's error on unwrapped where it fails outside a query (COMMIT).
+  if (error.name === 'DriverAdapterError' && isUnavailableAdapterCause(adapterCause(error))) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (UNAVAILABLE_SOCKET_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
   return UNAVAILABLE_MESSAGES.includes(error.message);
 }
 
-function unmappedSqlState(error: Prisma.PrismaClientKnownRequestError): string | undefined {
-  const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string; code?: unknown } } | undefined)?.cause;
-  return cause?.kind === 'postgres' && typeof cause.code === 'string' ? cause.code : undefined;
+function adapterCause(adapterError: unknown): { kind?: unknown; code?: unknown } | undefined {
+  return (adapterError as { cause?: { kind?: unknown; code?: unknown } } | undefined)?.cause;
+}
+
+/** A driver adapter error's cause (`{ kind, code? }`) that says the connection was lost or refused. */
+function isUnavailableAdapterCause(cause: { kind?: unknown; code?: unknown } | undefined): boolean {
+  if (typeof cause?.kind !== 'string') return false;
+  if (UNAVAILABLE_ADAPTER_KINDS.has(cause.kind)) return true;
+  return cause.kind === 'postgres' && typeof cause.code === 'string' && UNAVAILABLE_SQLSTATE.test(cause.code);
 }
 
 /**
