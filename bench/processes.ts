@@ -62,9 +62,9 @@ export class ServerProcess {
   }
 }
 
-export async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, cwd: string): Promise<ServerProcess> {
+export async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, cwd: string, nodeArgs: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [script], { cwd, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, script], { cwd, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new ServerProcess(name, child, `http://127.0.0.1:${port}`);
 }
 

@@ -167,6 +167,7 @@ const METHOD = [
   '| `BENCH_CONNECTIONS` | 32 | keep-alive connections of the load generator |',
   '| `BENCH_SCENARIOS` | all | comma-separated subset: metering, patch-hot, patch-spread, create, replay |',
   '| `BENCH_EMBEDDED` | 1 | 0 skips the embedded-default measurement |',
+  '| `BENCH_SERVICE_NODE_ARGS` | (none) | extra node options for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load |',
   '',
 ];
 

@@ -60,7 +60,7 @@ async function main(): Promise<number> {
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_MINUTE: '0',
         UPLOAD_DIR: join(workDirectory, 'uploads'),
-      }, workDirectory),
+      }, workDirectory, settings.serviceNodeArgs),
       lean: await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory),
     };
     started.push(servers.service, servers.lean);

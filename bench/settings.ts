@@ -10,6 +10,8 @@ export interface Settings {
   databasePrefix: string;
   scenarios: ScenarioName[];
   embedded: boolean;
+  /** Extra node options for the service process only, such as `--cpu-prof --cpu-prof-dir=DIR` to profile it under load. */
+  serviceNodeArgs: string[];
 }
 
 /** The benchmark's settings, from BENCH_* environment variables (docs/benchmarks.md lists them). */
@@ -32,5 +34,6 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     databasePrefix: env.BENCH_DATABASE_PREFIX || 'wsa_bench_',
     scenarios,
     embedded: env.BENCH_EMBEDDED !== '0',
+    serviceNodeArgs: (env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
   };
 }
