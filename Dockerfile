@@ -34,5 +34,7 @@ EXPOSE 3000
 # Node process is started per probe.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/$PORT && printf 'GET /healthz HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
-# Run node directly (not npm) so that SIGTERM reaches the service and it shuts down cleanly.
-CMD ["node", "dist/src/main.js"]
+# Run node directly (not npm) so that SIGTERM reaches the service and it shuts down cleanly. The
+# same command as `npm start` (a test keeps them equal); its V8 options are explained in
+# docs/performance.md (Memory).
+CMD ["node", "--liftoff-only", "--max-semi-space-size=16", "dist/src/main.js"]

@@ -16,6 +16,8 @@ export interface EmbeddedSettings {
   warmupSeconds: number;
   durationSeconds: number;
   connections: number;
+  /** Node options the service runs with (the shipped start command's, and any BENCH_SERVICE_NODE_ARGS). */
+  serviceNodeArgs: string[];
 }
 
 /**
@@ -36,7 +38,7 @@ export async function measureEmbedded(settings: EmbeddedSettings): Promise<Embed
   const result: EmbeddedResult = {};
   let server: ServerProcess | undefined;
   try {
-    server = await startServer('embedded service', settings.serviceScript, env, directory);
+    server = await startServer('embedded service', settings.serviceScript, env, directory, settings.serviceNodeArgs);
     result.readySeconds = (await server.waitUntilReady(START_TIMEOUT_MS)) / 1000;
     const token = await demoKey(server);
     result.peakRssAfterStartMiB = memory(server.pid).peakRssMiB;

@@ -35,6 +35,20 @@ export function describeMachine(): Machine {
   };
 }
 
+/**
+ * The service's start command as it ships (package.json's `start`, which the image's CMD repeats):
+ * `node <options> <script>`, split into the node options and the script.
+ */
+export function shippedStartCommand(root: string): { nodeOptions: string[]; script: string } {
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
+  const [command, ...rest] = start.trim().split(/\s+/);
+  const script = rest.pop();
+  if (command !== 'node' || script === undefined || rest.some((word) => !word.startsWith('--'))) {
+    throw new Error(`package.json's start script is not "node [--option…] script": ${start}`);
+  }
+  return { nodeOptions: rest, script };
+}
+
 export function packageVersions(root: string): Record<string, string> {
   const versions: Record<string, string> = { node: process.version };
   for (const name of KEY_PACKAGES) {

@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ratioChart } from './chart';
 import { createDatabase, databaseUrl, dropDatabase, makeFixture, seed, serverVersion, type Fixture } from './databases';
 import { measureEmbedded } from './embedded';
-import { describeMachine, gitCommit, packageVersions } from './environment';
+import { describeMachine, gitCommit, packageVersions, shippedStartCommand } from './environment';
 import { measure } from './measure';
 import { compareAnswers } from './parity';
 import { memory } from './proc-stats';
@@ -15,8 +17,9 @@ import type { LoadJob, ScenarioName } from './scenarios';
 import { readSettings, type Settings } from './settings';
 
 const ROOT = join(__dirname, '..', '..');
+const SHIPPED = shippedStartCommand(ROOT);
 const SCRIPTS = {
-  service: join(ROOT, 'dist/src/main.js'),
+  service: join(ROOT, SHIPPED.script),
   migrate: join(ROOT, 'dist/src/database/migrate.main.js'),
   lean: join(ROOT, 'dist/bench/lean/server.js'),
   load: join(ROOT, 'dist/bench/load.js'),
@@ -60,7 +63,7 @@ async function main(): Promise<number> {
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_MINUTE: '0',
         UPLOAD_DIR: join(workDirectory, 'uploads'),
-      }, workDirectory, settings.serviceNodeArgs),
+      }, workDirectory, [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs]),
       lean: await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory),
     };
     started.push(servers.service, servers.lean);
@@ -83,7 +86,7 @@ async function main(): Promise<number> {
   }
 
   const embedded = settings.embedded
-    ? await measureEmbedded({ serviceScript: SCRIPTS.service, loadScript: SCRIPTS.load, ...settings })
+    ? await measureEmbedded({ serviceScript: SCRIPTS.service, loadScript: SCRIPTS.load, ...settings, serviceNodeArgs: [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs] })
     : undefined;
   if (embedded?.error) failures.push(`embedded: ${embedded.error}`);
 
@@ -149,7 +152,25 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-main().then(
+/**
+ * The benchmark measures on the Node.js the container image ships (BENCH_NODE=lts, the default),
+ * or the machine's (BENCH_NODE=current), or a given binary: when that is not the Node running
+ * this script, the whole run starts again under it, so servers, load and migrations share it.
+ */
+function nodeToRunOn(choice: string): string {
+  if (choice === 'current') return process.execPath;
+  if (choice === 'lts') return join(execFileSync('bash', [join(ROOT, 'scripts/lts-node.sh')], { encoding: 'utf8' }).trim(), 'node');
+  return choice;
+}
+
+function runOnChosenNode(): Promise<number> {
+  const node = realpathSync(nodeToRunOn(process.env.BENCH_NODE || 'lts'));
+  if (node === realpathSync(process.execPath)) return main();
+  const child = spawn(node, [__filename], { stdio: 'inherit', env: { ...process.env, BENCH_NODE: 'current' } });
+  return once(child, 'close').then(([code]) => (typeof code === 'number' ? code : 1));
+}
+
+runOnChosenNode().then(
   (code) => (process.exitCode = code),
   (error: unknown) => {
     console.error(error);

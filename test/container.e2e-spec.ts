@@ -2,11 +2,14 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { shippedStartCommand } from '../bench/environment';
 import { startTestApp, useListeningTestApp } from './support/test-app';
+
+const root = join(__dirname, '..');
 
 /** The exec-form command of the image's HEALTHCHECK, as Docker would run it. */
 function healthCheckCommand(): string[] {
-  const dockerfile = readFileSync(join(__dirname, '..', 'Dockerfile'), 'utf8');
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
   const line = /HEALTHCHECK[^\n]*\\\n\s*CMD (\[.*\])/.exec(dockerfile);
   if (!line) throw new Error('The Dockerfile has no exec-form HEALTHCHECK');
   return JSON.parse(line[1]) as string[];
@@ -19,6 +22,16 @@ const probe = (port: number) =>
     const child = spawn(command, args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore', timeout: 3000 });
     child.on('exit', (code) => resolve(code));
   });
+
+describe("the image's start command", () => {
+  it('is npm start\'s: the same node options and script', () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile);
+    if (!cmd) throw new Error('The Dockerfile has no exec-form CMD');
+    const { nodeOptions, script } = shippedStartCommand(root);
+    expect(JSON.parse(cmd[1])).toEqual(['node', ...nodeOptions, script]);
+  });
+});
 
 describe("the image's health check, run outside a container", () => {
   const service = useListeningTestApp();

@@ -7,8 +7,12 @@ import { hashApiKeyToken } from '../src/common/auth/api-key-token';
 import { ALL_SCOPES } from '../src/common/auth/scopes';
 import { openDatabase } from '../src/database/database';
 import { defaultMigrationsDir, readMigrations } from '../src/database/migrator';
+import { shippedStartCommand } from '../bench/environment';
 
-const distMain = join(__dirname, '..', 'dist', 'src', 'main.js');
+const root = join(__dirname, '..');
+// The service as `npm start` and the image run it, V8 options included.
+const shipped = shippedStartCommand(root);
+const startArgs = [...shipped.nodeOptions, join(root, shipped.script)];
 const distCli = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
 
 interface RunningService {
@@ -22,7 +26,7 @@ interface RunningService {
  * `demoKeyExpected`, until it has printed the demo key (seeding runs after listen).
  */
 async function startService(env: NodeJS.ProcessEnv, demoKeyExpected = false): Promise<RunningService> {
-  const child = spawn('node', [distMain], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('node', startArgs, { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -108,7 +112,7 @@ describe('start-up on an empty embedded database', () => {
   });
 
   it('refuses to start with an invalid setting and names the variable', async () => {
-    await expect(promisify(execFile)('node', [distMain], { env: { ...env, PORT: 'eighty' } })).rejects.toMatchObject({
+    await expect(promisify(execFile)('node', startArgs, { env: { ...env, PORT: 'eighty' } })).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('PORT="eighty"'),
     });
