@@ -2,13 +2,13 @@ import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AdminService } from '../src/admin/admin.service';
-import { Scope } from '../src/common/auth/scopes';
 import { VerifiedKeyCache } from '../src/common/auth/verified-key-cache';
 import { Clock } from '../src/common/clock';
 import type { Database } from '../src/database/database';
 import { LISTENER_APPLICATION_NAME } from '../src/database/notifications';
 import { expectErrorBody } from './support/error-body';
 import { createApiKey, createTenant, openTestDatabase, startTestApp, testDatabaseUrl, until, type TestApp, type TestTenant } from './support/test-app';
+import { QuotaScope } from '../src/modules/quota/quota.scopes';
 
 const run = promisify(execFile);
 const distDir = join(__dirname, '..', 'dist', 'src');
@@ -35,7 +35,7 @@ describe('API key cache: two instances on one database', () => {
     admin = new AdminService(database.prisma);
     first = await startTestApp(database, { API_KEY_CACHE_MAX_AGE_SECONDS: MAX_AGE_SECONDS });
     second = await startTestApp(database, { API_KEY_CACHE_MAX_AGE_SECONDS: MAX_AGE_SECONDS });
-    tenant = await createTenant(database, [Scope.QuotaRead]);
+    tenant = await createTenant(database, [QuotaScope.Read]);
   });
 
   afterEach(() => jest.restoreAllMocks());
@@ -46,7 +46,7 @@ describe('API key cache: two instances on one database', () => {
   });
 
   async function newKey(): Promise<TestTenant> {
-    return createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
+    return createApiKey(database, tenant.organizationId, [QuotaScope.Read]);
   }
 
   /** What an operator does: the CLI as its own process on PostgreSQL; PGlite belongs to this process. */

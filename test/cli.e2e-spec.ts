@@ -6,9 +6,11 @@ import { promisify } from 'node:util';
 import { AdminService } from '../src/admin/admin.service';
 import { parseCommand, runCommand, UsageError } from '../src/cli/cli';
 import { hashApiKeyToken } from '../src/common/auth/api-key-token';
-import { ALL_SCOPES, Scope } from '../src/common/auth/scopes';
 import type { Database } from '../src/database/database';
 import { openTestDatabase } from './support/test-app';
+import { DirectoryScope } from '../src/modules/directory/directory.scopes';
+import { QuotaScope } from '../src/modules/quota/quota.scopes';
+import { allScopes } from '../src/common/auth/scope-catalog';
 
 const run = promisify(execFile);
 
@@ -42,9 +44,9 @@ describe('admin CLI commands', () => {
 
   it('issues a key shown once and stored as its hash, then revokes it', async () => {
     const org = (await cli('org', 'create', '--name', 'Keys')).json!;
-    const created = await cli('apikey', 'create', '--org', org.id as string, '--scopes', `${Scope.QuotaRead},${Scope.DirectoryManage}`);
+    const created = await cli('apikey', 'create', '--org', org.id as string, '--scopes', `${QuotaScope.Read},${DirectoryScope.Manage}`);
     expect(created.code).toBe(0);
-    expect(created.json).toEqual({ id: expect.any(String), key: expect.stringMatching(/^wsk_[0-9A-Za-z]{40}$/), scopes: [Scope.QuotaRead, Scope.DirectoryManage] });
+    expect(created.json).toEqual({ id: expect.any(String), key: expect.stringMatching(/^wsk_[0-9A-Za-z]{40}$/), scopes: [QuotaScope.Read, DirectoryScope.Manage] });
     const stored = await database.prisma.apiKey.findUniqueOrThrow({ where: { id: created.json!.id as string } });
     expect(stored.keyHash).toBe(hashApiKeyToken(created.json!.key as string));
 
@@ -57,10 +59,54 @@ describe('admin CLI commands', () => {
     expect(unknown.stderr).toContain('No API key');
   });
 
-  it('refuses unknown scopes and unknown organizations with a message and exit code 1', async () => {
+  it('prints the scope catalog: every scope with what it grants, read and manage apart', async () => {
+    const { code, json } = await cli('scopes');
+    expect(code).toBe(0);
+    const scopes = json!.scopes as Array<{ name: string; grants: string }>;
+    expect(scopes.map((scope) => scope.name)).toEqual([
+      'admin.v1.expert-suites.manage',
+      'admin.v1.quota.read',
+      'admin.v1.user-directory.manage',
+      'admin.v1.user-directory.read',
+    ]);
+    for (const scope of scopes) expect(scope.grants).toMatch(/\w{3,}/);
+    expect(allScopes()).toEqual(scopes.map((scope) => scope.name));
+  });
+
+  it('lists an organization\'s keys with a short prefix, scopes and times, never the key or its hash', async () => {
+    const org = (await cli('org', 'create', '--name', 'Listed')).json!;
+    const other = (await cli('org', 'create', '--name', 'Other')).json!;
+    const first = (await cli('apikey', 'create', '--org', org.id as string, '--scopes', DirectoryScope.Read)).json!;
+    const second = (await cli('apikey', 'create', '--org', org.id as string, '--scopes', `${QuotaScope.Read},${DirectoryScope.Manage}`)).json!;
+    await cli('apikey', 'create', '--org', other.id as string, '--scopes', QuotaScope.Read);
+    await cli('apikey', 'revoke', '--id', first.id as string);
+
+    const listed = await cli('apikey', 'list', '--org', org.id as string);
+    expect(listed.code).toBe(0);
+    const keys = listed.json!.api_keys as Array<Record<string, unknown>>;
+    expect(keys.map((key) => key.id).sort()).toEqual([first.id, second.id].sort());
+    const byId = new Map(keys.map((key) => [key.id, key]));
+    expect(byId.get(first.id)).toEqual({
+      id: first.id,
+      prefix: (first.key as string).slice(0, 10),
+      scopes: [DirectoryScope.Read],
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/),
+      revoked_at: expect.stringMatching(/Z$/),
+    });
+    expect(byId.get(second.id)).toMatchObject({ scopes: [QuotaScope.Read, DirectoryScope.Manage], revoked_at: null });
+    const printed = JSON.stringify(listed.json);
+    for (const key of [first, second]) {
+      expect(printed).not.toContain(key.key as string);
+      expect(printed).not.toContain(hashApiKeyToken(key.key as string));
+    }
+    expect((await cli('apikey', 'list', '--org', '00000000-0000-4000-8000-000000000000')).code).toBe(1);
+  });
+
+  it('refuses unknown scopes, naming the catalog, and unknown organizations with a message and exit code 1', async () => {
     const org = (await cli('org', 'create', '--name', 'Strict')).json!;
     const unknownScope = await cli('apikey', 'create', '--org', org.id as string, '--scopes', 'admin.v1.everything');
     expect(unknownScope).toEqual({ code: 1, json: undefined, stderr: expect.stringContaining('Unknown scope(s): admin.v1.everything') });
+    expect(unknownScope.stderr).toContain(`The catalog: ${allScopes().join(', ')}`);
     const unknownOrg = await cli('category', 'create', '--org', '00000000-0000-4000-8000-000000000000', '--name', 'x');
     expect(unknownOrg.code).toBe(1);
     expect(unknownOrg.stderr).toContain('No organization');
@@ -106,8 +152,8 @@ describe('admin CLI as a process (built dist, embedded database on disk)', () =>
 
   it('prints one JSON object per command and keeps state between runs', async () => {
     const org = JSON.parse((await run('node', [cliPath, 'org', 'create', '--name', 'Proc'], { env })).stdout);
-    const key = JSON.parse((await run('node', [cliPath, 'apikey', 'create', '--org', org.id, '--scopes', ALL_SCOPES.join(',')], { env })).stdout);
-    expect(key.scopes).toEqual([...ALL_SCOPES]);
+    const key = JSON.parse((await run('node', [cliPath, 'apikey', 'create', '--org', org.id, '--scopes', allScopes().join(',')], { env })).stdout);
+    expect(key.scopes).toEqual([...allScopes()]);
   });
 
   it('exits non-zero with usage on stderr for bad arguments', async () => {

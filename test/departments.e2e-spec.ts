@@ -1,8 +1,10 @@
-import { Scope } from '../src/common/auth/scopes';
 import { idempotencyLockName } from '../src/common/idempotency/idempotency.store';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { createApiKey, createTenant, openTestDatabase, startTestApp, testDatabaseUrl, type TestApp, type TestTenant } from './support/test-app';
+import { DirectoryScope } from '../src/modules/directory/directory.scopes';
+import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
+import { QuotaScope } from '../src/modules/quota/quota.scopes';
 
 const PATH = '/api/openapi/v1/departments';
 const onPostgres = testDatabaseUrl() !== undefined;
@@ -63,10 +65,10 @@ describe('POST /api/openapi/v1/departments', () => {
       const tenant = await createTenant(database);
       const unauthenticated = await app.http().post(PATH).set('Idempotency-Key', newKey()).send({ name: 'X' });
       expectErrorBody(unauthenticated, 401, 'UNAUTHENTICATED', 'unauthorized');
-      const readOnly = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead, Scope.ExpertSuitesManage]);
+      const readOnly = await createApiKey(database, tenant.organizationId, [QuotaScope.Read, ExpertSuitesScope.Manage]);
       const forbidden = await create(readOnly, { name: 'X' });
       expectErrorBody(forbidden, 403, 'INSUFFICIENT_SCOPE', 'forbidden');
-      expect(forbidden.body.detail).toContain(Scope.DirectoryManage);
+      expect(forbidden.body.detail).toContain(DirectoryScope.Manage);
       expect(await departmentsOf(tenant)).toHaveLength(0);
     });
   });
@@ -273,7 +275,7 @@ describe('POST /api/openapi/v1/departments', () => {
 
     it('scopes keys to the API key: the same key from another API key is a new request', async () => {
       const tenant = await createTenant(database);
-      const second = await createApiKey(database, tenant.organizationId, [Scope.DirectoryManage]);
+      const second = await createApiKey(database, tenant.organizationId, [DirectoryScope.Manage]);
       const key = newKey();
       const a = await create(tenant, { name: 'Shared key A' }, key).expect(201);
       const b = await create(second, { name: 'Shared key B' }, key).expect(201);
@@ -409,7 +411,7 @@ describe('POST /api/openapi/v1/departments', () => {
     it('documents the operation: scope, one Idempotency-Key header, the 201 schema and every error with the error body', async () => {
       const document = (await app.http().get('/docs-json').expect(200)).body;
       const operation = document.paths[PATH].post;
-      expect(operation['x-required-scope']).toBe(Scope.DirectoryManage);
+      expect(operation['x-required-scope']).toBe(DirectoryScope.Manage);
       expect(operation.security).toEqual([{ 'api-key': [] }]);
       const headers = operation.parameters.filter((parameter: { in: string; name: string }) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key');
       expect(headers).toHaveLength(1);

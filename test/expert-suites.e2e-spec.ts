@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AdminService } from '../src/admin/admin.service';
-import { Scope } from '../src/common/auth/scopes';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { createApiKey, createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { DirectoryScope } from '../src/modules/directory/directory.scopes';
+import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
+import { QuotaScope } from '../src/modules/quota/quota.scopes';
 
 const path = (id: string) => `/api/openapi/v1/expert-suites/${id}`;
 
@@ -32,10 +34,10 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
     it('returns 401 without a key and 403 with a key lacking admin.v1.expert-suites.manage', async () => {
       const suite = await newSuite();
       expectErrorBody(await testApp.http().patch(path(suite.id)).send({}), 401, 'UNAUTHENTICATED', 'unauthorized');
-      const readOnly = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead, Scope.DirectoryManage]);
+      const readOnly = await createApiKey(database, tenant.organizationId, [QuotaScope.Read, DirectoryScope.Manage]);
       const response = await patch(suite.id, { display_name: 'x' }, readOnly.bearer);
       expectErrorBody(response, 403, 'INSUFFICIENT_SCOPE', 'forbidden');
-      expect(response.body.detail).toContain(Scope.ExpertSuitesManage);
+      expect(response.body.detail).toContain(ExpertSuitesScope.Manage);
     });
 
     it('returns 400 when resourceId is not a uuid', async () => {
@@ -481,7 +483,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
     it('documents the operation with its scope, path parameter, body and responses', async () => {
       const document = (await testApp.http().get('/docs-json').expect(200)).body;
       const operation = document.paths['/api/openapi/v1/expert-suites/{resourceId}'].patch;
-      expect(operation['x-required-scope']).toBe(Scope.ExpertSuitesManage);
+      expect(operation['x-required-scope']).toBe(ExpertSuitesScope.Manage);
       expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'resourceId', in: 'path', schema: expect.objectContaining({ format: 'uuid' }) })]));
       expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429']);
       const schema = document.components.schemas.UpdateExpertSuiteDto;

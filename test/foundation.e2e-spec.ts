@@ -1,9 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { Scope } from '../src/common/auth/scopes';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { ProbeModule } from './support/probe.module';
 import { createApiKey, createTenant, openTestDatabase, revokeAndAwaitNotice, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { DirectoryScope } from '../src/modules/directory/directory.scopes';
+import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
+import { QuotaScope } from '../src/modules/quota/quota.scopes';
 
 describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
   let database: Database;
@@ -41,7 +43,7 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
     });
 
     it('returns 401 at once for a revoked key that worked a moment before', async () => {
-      const key = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
+      const key = await createApiKey(database, tenant.organizationId, [QuotaScope.Read]);
       await testApp.http().get('/probe/quota-read').set('Authorization', key.bearer).expect(200);
       await revokeAndAwaitNotice(database, key.apiKeyId, testApp);
       const response = await testApp.http().get('/probe/quota-read').set('Authorization', key.bearer);
@@ -62,15 +64,15 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
 
   describe('scopes (403)', () => {
     it('returns 403 naming the scope when the key lacks it', async () => {
-      const key = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
+      const key = await createApiKey(database, tenant.organizationId, [QuotaScope.Read]);
       const response = await testApp.http().post('/probe/directory-manage').set('Authorization', key.bearer).send({ text: 'hi' });
       expectErrorBody(response, 403, 'INSUFFICIENT_SCOPE', 'forbidden');
-      expect(response.body.detail).toContain(Scope.DirectoryManage);
+      expect(response.body.detail).toContain(DirectoryScope.Manage);
     });
 
     it('does not let a read scope grant manage, nor manage grant read', async () => {
-      const readOnly = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
-      const manageOnly = await createApiKey(database, tenant.organizationId, [Scope.DirectoryManage, Scope.ExpertSuitesManage]);
+      const readOnly = await createApiKey(database, tenant.organizationId, [QuotaScope.Read]);
+      const manageOnly = await createApiKey(database, tenant.organizationId, [DirectoryScope.Manage, ExpertSuitesScope.Manage]);
       await testApp.http().post('/probe/directory-manage').set('Authorization', readOnly.bearer).send({ text: 'x' }).expect(403);
       await testApp.http().get('/probe/quota-read').set('Authorization', manageOnly.bearer).expect(403);
       await testApp.http().post('/probe/directory-manage').set('Authorization', manageOnly.bearer).send({ text: 'x' }).expect(201);
@@ -200,8 +202,8 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
       expect(document.components.securitySchemes['api-key']).toMatchObject({ type: 'http', scheme: 'bearer' });
       const operation = document.paths['/probe/quota-read'].get;
       expect(operation.security).toEqual([{ 'api-key': [] }]);
-      expect(operation['x-required-scope']).toBe(Scope.QuotaRead);
-      expect(operation.description).toContain(`\`${Scope.QuotaRead}\``);
+      expect(operation['x-required-scope']).toBe(QuotaScope.Read);
+      expect(operation.description).toContain(`\`${QuotaScope.Read}\``);
       expect(document.paths['/healthz']).toBeUndefined();
       const operationIds = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId));
       expect(operationIds).toEqual(expect.arrayContaining(['createDepartment', 'updateExpertSuite', 'getMeteringPolicy', 'createUpload', 'getUploadContent']));

@@ -1,10 +1,12 @@
 import { AdminService } from '../src/admin/admin.service';
-import { Scope } from '../src/common/auth/scopes';
 import { Clock } from '../src/common/clock';
 import { Database, openDatabase } from '../src/database/database';
 import { nextResetAfter } from '../src/modules/quota/subscription-cycle';
 import { expectErrorBody } from './support/error-body';
 import { createApiKey, createTenant, openTestDatabase, revokeAndAwaitNotice, startTestApp, testConfig, type TestApp, type TestTenant } from './support/test-app';
+import { DirectoryScope } from '../src/modules/directory/directory.scopes';
+import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
+import { QuotaScope } from '../src/modules/quota/quota.scopes';
 
 const PATH = '/api/openapi/v1/metering-policy';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -41,7 +43,7 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   });
 
   it('returns 200 with exactly the five fields as ISO 8601 UTC strings, fresh, cycle_mode subscription-cycle', async () => {
-    const tenant = await createTenant(database, [Scope.QuotaRead]);
+    const tenant = await createTenant(database, [QuotaScope.Read]);
     const before = Date.now();
     const response = await read(testApp, tenant).expect(200);
     const after = Date.now();
@@ -59,7 +61,7 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   });
 
   it('anchors a new organization at its creation time: the first reset is one cycle after creation', async () => {
-    const tenant = await createTenant(database, [Scope.QuotaRead]);
+    const tenant = await createTenant(database, [QuotaScope.Read]);
     const { anchorAt } = await database.prisma.subscription.findUniqueOrThrow({ where: { organizationId: tenant.organizationId } });
     const organization = await database.prisma.organization.findUniqueOrThrow({ where: { id: tenant.organizationId } });
     expect(Math.abs(anchorAt.getTime() - organization.createdAt.getTime())).toBeLessThan(5_000);
@@ -73,9 +75,9 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   });
 
   it("answers each organization with its own anchor's next reset", async () => {
-    const endOfMonth = await createTenant(database, [Scope.QuotaRead]);
-    const midMonth = await createTenant(database, [Scope.QuotaRead]);
-    const future = await createTenant(database, [Scope.QuotaRead]);
+    const endOfMonth = await createTenant(database, [QuotaScope.Read]);
+    const midMonth = await createTenant(database, [QuotaScope.Read]);
+    const future = await createTenant(database, [QuotaScope.Read]);
     await admin.setSubscriptionAnchor(endOfMonth.organizationId, '2024-01-31T23:30:00Z');
     await admin.setSubscriptionAnchor(midMonth.organizationId, '2023-06-15T08:00:00Z');
     await admin.setSubscriptionAnchor(future.organizationId, '2025-05-20T10:00:00+02:00');
@@ -90,7 +92,7 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   });
 
   it('moves to the next cycle when now is exactly a reset instant', async () => {
-    const tenant = await createTenant(database, [Scope.QuotaRead]);
+    const tenant = await createTenant(database, [QuotaScope.Read]);
     await admin.setSubscriptionAnchor(tenant.organizationId, '2024-01-31T23:30:00Z');
     const moveClock = pinClock(testApp, '2025-02-28T23:29:59.999Z');
     expect((await read(testApp, tenant).expect(200)).body.next_reset_at).toBe('2025-02-28T23:30:00.000Z');
@@ -102,7 +104,7 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   });
 
   it('answers from the cache within the TTL and shows a moved anchor once the TTL has passed', async () => {
-    const tenant = await createTenant(database, [Scope.QuotaRead]);
+    const tenant = await createTenant(database, [QuotaScope.Read]);
     await admin.setSubscriptionAnchor(tenant.organizationId, '2024-03-10T00:00:00Z');
     const moveClock = pinClock(testApp, '2025-01-01T00:00:00.000Z');
     const first = await read(testApp, tenant).expect(200);
@@ -119,8 +121,8 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   });
 
   it("never answers one organization's cached policy to another", async () => {
-    const first = await createTenant(database, [Scope.QuotaRead]);
-    const second = await createTenant(database, [Scope.QuotaRead]);
+    const first = await createTenant(database, [QuotaScope.Read]);
+    const second = await createTenant(database, [QuotaScope.Read]);
     await admin.setSubscriptionAnchor(first.organizationId, '2024-01-05T00:00:00Z');
     await admin.setSubscriptionAnchor(second.organizationId, '2024-01-25T00:00:00Z');
     pinClock(testApp, '2025-01-10T00:00:00.000Z');
@@ -130,15 +132,15 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   });
 
   it('returns 403 naming the scope for a key without admin.v1.quota.read', async () => {
-    const tenant = await createTenant(database, [Scope.DirectoryManage, Scope.ExpertSuitesManage]);
+    const tenant = await createTenant(database, [DirectoryScope.Manage, ExpertSuitesScope.Manage]);
     const response = await read(testApp, tenant);
     expectErrorBody(response, 403, 'INSUFFICIENT_SCOPE', 'forbidden');
-    expect(response.body.detail).toContain(Scope.QuotaRead);
+    expect(response.body.detail).toContain(QuotaScope.Read);
   });
 
   it('refuses a revoked key at once although the route remembers keys for outages', async () => {
-    const tenant = await createTenant(database, [Scope.QuotaRead]);
-    const key = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
+    const tenant = await createTenant(database, [QuotaScope.Read]);
+    const key = await createApiKey(database, tenant.organizationId, [QuotaScope.Read]);
     await read(testApp, key).expect(200);
     await revokeAndAwaitNotice(database, key.apiKeyId, testApp);
     expectErrorBody(await read(testApp, key), 401, 'UNAUTHENTICATED', 'unauthorized');
@@ -151,7 +153,7 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   it('answers 500, not a stale policy, when the read fails for a reason other than an unreachable database', async () => {
     const uncached = await startTestApp(database, { METERING_CACHE_TTL_MS: 0 });
     try {
-      const tenant = await createTenant(database, [Scope.QuotaRead]);
+      const tenant = await createTenant(database, [QuotaScope.Read]);
       await read(uncached, tenant).expect(200);
       // A broken invariant (an organization without its subscription) is a bug, not an outage.
       await database.prisma.subscription.delete({ where: { organizationId: tenant.organizationId } });
@@ -164,7 +166,7 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   it('documents the operation, its scope and its responses in OpenAPI', async () => {
     const document = (await testApp.http().get('/docs-json').expect(200)).body;
     const operation = document.paths[PATH].get;
-    expect(operation['x-required-scope']).toBe(Scope.QuotaRead);
+    expect(operation['x-required-scope']).toBe(QuotaScope.Read);
     expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '403', '429', '503']);
     const schema = document.components.schemas.MeteringPolicyDto;
     expect(Object.keys(schema.properties).sort()).toEqual(['cycle_mode', 'data_as_of', 'data_status', 'next_reset_at', 'updated_at']);
@@ -198,7 +200,7 @@ describe('GET /api/openapi/v1/metering-policy while the database is unavailable'
     tiny = await startTestApp(database, { ...grace, METERING_CACHE_TTL_MS: 0, METERING_CACHE_MAX_ENTRIES: 1 });
     const admin = new AdminService(database.prisma);
     [anchoredEnd, anchoredMid, neverRead, evicted, spansReset] = await Promise.all(
-      [1, 2, 3, 4, 5].map(() => createTenant(database, [Scope.QuotaRead])),
+      [1, 2, 3, 4, 5].map(() => createTenant(database, [QuotaScope.Read])),
     );
     await admin.setSubscriptionAnchor(anchoredEnd.organizationId, '2024-01-31T23:30:00Z');
     await admin.setSubscriptionAnchor(anchoredMid.organizationId, '2024-01-15T12:00:00Z');

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { hashApiKeyToken } from '../src/common/auth/api-key-token';
-import { ALL_SCOPES } from '../src/common/auth/scopes';
 import { openDatabase } from '../src/database/database';
 import { defaultMigrationsDir, readMigrations } from '../src/database/migrator';
 import { shippedStartCommand } from '../bench/environment';
+import { allScopes } from '../src/common/auth/scope-catalog';
 
 const root = join(__dirname, '..');
 // The service as `npm start` and the image run it, V8 options included.
@@ -90,7 +90,7 @@ describe('start-up on an empty embedded database', () => {
     const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1, DATABASE_POOL_TIMEOUT_MS: 5000, TRANSACTION_TIMEOUT_MS: 5000 });
     try {
       const key = await database.prisma.apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKeyToken(demoKey) } });
-      expect([...key.scopes].sort()).toEqual([...ALL_SCOPES].sort());
+      expect([...key.scopes].sort()).toEqual([...allScopes()].sort());
       expect(await database.prisma.expertSuite.count({ where: { organizationId: key.organizationId } })).toBe(1);
       const migrations = await database.prisma.$queryRawUnsafe<Array<{ migration_name: string; checksum: string }>>(
         'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name',

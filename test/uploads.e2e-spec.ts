@@ -3,12 +3,13 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminService } from '../src/admin/admin.service';
-import { Scope } from '../src/common/auth/scopes';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { createApiKey, createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
 import { ONE_PIXEL_PNG as PNG } from './support/images';
 import { buildZip, packageEntries, renameEntry, understateSizes, type ZipEntry } from './support/zip-builder';
+import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
+import { QuotaScope } from '../src/modules/quota/quota.scopes';
 
 const UPLOADS = '/api/openapi/v1/uploads';
 const suitePath = (id: string) => `/api/openapi/v1/expert-suites/${id}`;
@@ -380,7 +381,7 @@ describe('uploads and applying them to expert suites', () => {
     it('answers a JSON body with 415, no key with 401 and a key without the scope with 403', async () => {
       expectErrorBody(await testApp.http().post(UPLOADS).set('Authorization', tenant.bearer).send({ kind: 'icon' }), 415, 'UNSUPPORTED_MEDIA_TYPE', 'unsupported_media_type');
       expectErrorBody(await testApp.http().post(UPLOADS).field('kind', 'icon').attach('file', PNG, 'icon.png'), 401, 'UNAUTHENTICATED', 'unauthorized');
-      const readOnly = await createApiKey(database, tenant.organizationId, [Scope.QuotaRead]);
+      const readOnly = await createApiKey(database, tenant.organizationId, [QuotaScope.Read]);
       expectErrorBody(await upload('icon', PNG, 'icon.png', readOnly.bearer), 403, 'INSUFFICIENT_SCOPE', 'forbidden');
     });
 
@@ -397,7 +398,7 @@ describe('uploads and applying them to expert suites', () => {
     it('documents the multipart upload and the content route in OpenAPI', async () => {
       const document = (await testApp.http().get('/docs-json').expect(200)).body;
       const post = document.paths[UPLOADS].post;
-      expect(post['x-required-scope']).toBe(Scope.ExpertSuitesManage);
+      expect(post['x-required-scope']).toBe(ExpertSuitesScope.Manage);
       const form = post.requestBody.content['multipart/form-data'].schema;
       expect(form.properties.file).toEqual(expect.objectContaining({ type: 'string', format: 'binary' }));
       expect(form.properties.kind.enum).toEqual(['package', 'icon']);

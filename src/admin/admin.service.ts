@@ -1,10 +1,19 @@
 import { API_KEY_REVOKED_CHANNEL } from '../common/auth/api-key-revocations';
 import { generateApiKeyToken } from '../common/auth/api-key-token';
-import { isKnownScope, type ScopeName } from '../common/auth/scopes';
 import type { PrismaClient } from '../generated/prisma/client';
 import { isUniqueViolation } from '../database/prisma-errors';
 import type { ExpertSuiteDto } from '../modules/expert-suites/dto/expert-suite.dto';
 import { toExpertSuiteDto } from '../modules/expert-suites/expert-suite.mapper';
+import { allScopes, isKnownScope } from '../common/auth/scope-catalog';
+
+export interface ApiKeyListing {
+  id: string;
+  /** The key's first characters, as shown at creation: enough to tell keys apart, useless to authenticate. */
+  prefix: string;
+  scopes: string[];
+  created_at: string;
+  revoked_at: string | null;
+}
 
 /** A refusal an operator can act on; the CLI prints its message. */
 export class AdminError extends Error {}
@@ -26,17 +35,36 @@ export class AdminService {
   }
 
   /** The plain key is returned here once; only its hash is stored. */
-  async createApiKey(organizationId: string, scopes: string[]): Promise<{ id: string; key: string; scopes: ScopeName[] }> {
+  async createApiKey(organizationId: string, scopes: string[]): Promise<{ id: string; key: string; scopes: string[] }> {
     await this.requireOrganization(organizationId);
     const unique = [...new Set(scopes.map((scope) => scope.trim()).filter((scope) => scope !== ''))];
     if (unique.length === 0) throw new AdminError('At least one scope is required.');
     const unknown = unique.filter((scope) => !isKnownScope(scope));
-    if (unknown.length > 0) throw new AdminError(`Unknown scope(s): ${unknown.join(', ')}`);
+    if (unknown.length > 0) throw new AdminError(`Unknown scope(s): ${unknown.join(', ')}. The catalog: ${allScopes().join(', ')} (see the scopes command).`);
     const token = generateApiKeyToken();
     const apiKey = await this.prisma.apiKey.create({
       data: { organizationId, keyHash: token.hash, keyPrefix: token.displayPrefix, scopes: unique },
     });
-    return { id: apiKey.id, key: token.token, scopes: unique as ScopeName[] };
+    return { id: apiKey.id, key: token.token, scopes: unique };
+  }
+
+  /** The organization's keys, newest first: never the key or its hash, only the short prefix that tells them apart. */
+  async listApiKeys(organizationId: string): Promise<{ api_keys: ApiKeyListing[] }> {
+    await this.requireOrganization(organizationId);
+    const keys = await this.prisma.apiKey.findMany({
+      where: { organizationId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+      select: { id: true, keyPrefix: true, scopes: true, createdAt: true, revokedAt: true },
+    });
+    return {
+      api_keys: keys.map((key) => ({
+        id: key.id,
+        prefix: key.keyPrefix,
+        scopes: key.scopes,
+        created_at: key.createdAt.toISOString(),
+        revoked_at: key.revokedAt?.toISOString() ?? null,
+      })),
+    };
   }
 
   /**

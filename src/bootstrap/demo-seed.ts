@@ -1,6 +1,6 @@
 import { AdminService } from '../admin/admin.service';
-import { ALL_SCOPES } from '../common/auth/scopes';
 import type { PrismaClient } from '../generated/prisma/client';
+import { allScopes } from '../common/auth/scope-catalog';
 
 export interface DemoSeed {
   organizationId: string;
@@ -18,7 +18,7 @@ export async function seedDemoIfEmpty(prisma: PrismaClient): Promise<DemoSeed | 
   if ((await prisma.organization.count()) > 0) return undefined;
   const admin = new AdminService(prisma);
   const organization = await admin.createOrganization('Demo organization');
-  const key = await admin.createApiKey(organization.id, [...ALL_SCOPES]);
+  const key = await admin.createApiKey(organization.id, [...allScopes()]);
   const category = await admin.createCategory(organization.id, 'General');
   const suite = await admin.createExpertSuite(organization.id, 'demo-suite');
   return { organizationId: organization.id, apiKey: key.key, expertSuiteId: suite.id, categoryId: category.id };
@@ -28,7 +28,7 @@ export function describeDemoSeed(seed: DemoSeed, baseUrl: string): string {
   return [
     '',
     '  First start of the embedded database: a demo organization was created.',
-    `  Demo API key (shown once; holds ${ALL_SCOPES.join(', ')}):`,
+    `  Demo API key (shown once; holds ${allScopes().join(', ')}):`,
     `    ${seed.apiKey}`,
     `  Expert suite to update: ${seed.expertSuiteId}   Category: ${seed.categoryId}`,
     `  Try it in Swagger UI: ${baseUrl}/docs  (Authorize with the key above)`,

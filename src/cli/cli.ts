@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
 import { AdminError, type AdminService } from '../admin/admin.service';
+// Loads every module, and so every scope the modules define, into the scope catalog.
+import '../app.module';
+import { scopeCatalog } from '../common/auth/scope-catalog';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -15,6 +18,11 @@ interface Command {
 }
 
 const COMMANDS: Record<string, Command> = {
+  scopes: {
+    usage: 'scopes',
+    options: {},
+    run: () => Promise.resolve({ scopes: scopeCatalog() }),
+  },
   'org create': {
     usage: 'org create --name NAME',
     options: { name: { type: 'string' } },
@@ -24,6 +32,11 @@ const COMMANDS: Record<string, Command> = {
     usage: 'apikey create --org ORG_ID --scopes SCOPE[,SCOPE...]',
     options: { org: { type: 'string' }, scopes: { type: 'string' } },
     run: (admin, v) => admin.createApiKey(v.org, v.scopes.split(',')),
+  },
+  'apikey list': {
+    usage: 'apikey list --org ORG_ID',
+    options: { org: { type: 'string' } },
+    run: (admin, v) => admin.listApiKeys(v.org),
   },
   'apikey revoke': {
     usage: 'apikey revoke --id KEY_ID',
@@ -56,12 +69,13 @@ export interface ParsedCommand {
 
 /** Checks the words and options before anything touches the database. */
 export function parseCommand(argv: string[]): ParsedCommand {
-  const name = argv.slice(0, 2).join(' ');
+  const words = COMMANDS[argv[0]] ? 1 : 2;
+  const name = argv.slice(0, words).join(' ');
   const command = COMMANDS[name];
   if (!command) throw new UsageError(`Unknown command "${name}".`);
   let values: Record<string, string | undefined>;
   try {
-    ({ values } = parseArgs({ args: argv.slice(2), options: command.options, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: argv.slice(words), options: command.options, strict: true, allowPositionals: false }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n  ${command.usage}`);
   }

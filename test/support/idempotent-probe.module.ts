@@ -3,11 +3,11 @@ import { TransactionHost } from '../../src/database/transaction-host';
 import { IsString } from 'class-validator';
 import { RequireScope } from '../../src/common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
-import { Scope } from '../../src/common/auth/scopes';
 import { AppError } from '../../src/common/errors/app-error';
 import { ErrorCode } from '../../src/common/errors/error-code';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { Required } from '../../src/common/validation/field-rules';
+import { ExpertSuitesScope } from '../../src/modules/expert-suites/expert-suites.scopes';
 
 export class ProbeNoteDto {
   @Required()
@@ -24,7 +24,7 @@ export class IdempotentProbeController {
 
   @Post(':name')
   @HttpCode(200)
-  @RequireScope(Scope.ExpertSuitesManage)
+  @RequireScope(ExpertSuitesScope.Manage)
   @Idempotent()
   async write(@CurrentPrincipal() principal: Principal, @Param('name') name: string, @Body() body: ProbeNoteDto) {
     this.calls++;

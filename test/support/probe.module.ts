@@ -2,9 +2,10 @@ import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
 import { IsString } from 'class-validator';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
 import { Public, RequireScope } from '../../src/common/auth/auth.decorators';
-import { Scope } from '../../src/common/auth/scopes';
 import { MaxCodePoints, Required } from '../../src/common/validation/field-rules';
 import { PrismaService } from '../../src/database/prisma.service';
+import { DirectoryScope } from '../../src/modules/directory/directory.scopes';
+import { QuotaScope } from '../../src/modules/quota/quota.scopes';
 
 export class ProbeBodyDto {
   @Required()
@@ -19,13 +20,13 @@ export class ProbeController {
   constructor(private readonly prisma: PrismaService) {}
 
   @Get('quota-read')
-  @RequireScope(Scope.QuotaRead)
+  @RequireScope(QuotaScope.Read)
   quotaRead(@CurrentPrincipal() principal: Principal) {
     return { organization_id: principal.organizationId };
   }
 
   @Post('directory-manage')
-  @RequireScope(Scope.DirectoryManage)
+  @RequireScope(DirectoryScope.Manage)
   directoryManage(@Body() body: ProbeBodyDto) {
     return { text: body.text };
   }

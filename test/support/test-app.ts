@@ -7,10 +7,10 @@ import request from 'supertest';
 import { AdminService } from '../../src/admin/admin.service';
 import { createApp } from '../../src/app.factory';
 import type { AppModuleOptions } from '../../src/app.module';
-import { ALL_SCOPES } from '../../src/common/auth/scopes';
 import { VerifiedKeyCache } from '../../src/common/auth/verified-key-cache';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { Database, openDatabase } from '../../src/database/database';
+import { allScopes } from '../../src/common/auth/scope-catalog';
 
 /** PostgreSQL when TEST_DATABASE_URL is set (CI runs both), otherwise an in-memory PGlite. */
 export function testDatabaseUrl(): string | undefined {
@@ -67,7 +67,7 @@ export interface TestTenant {
 }
 
 /** A fresh organization with a key holding `scopes` (all three by default). */
-export async function createTenant(database: Database, scopes: readonly string[] = ALL_SCOPES): Promise<TestTenant> {
+export async function createTenant(database: Database, scopes: readonly string[] = allScopes()): Promise<TestTenant> {
   const admin = new AdminService(database.prisma);
   const organization = await admin.createOrganization(`Tenant ${Math.random().toString(36).slice(2, 8)}`);
   const key = await admin.createApiKey(organization.id, [...scopes]);

@@ -2,7 +2,7 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator';
 import { ErrorCode } from '../errors/error-code';
-import type { ScopeName } from './scopes';
+import { isKnownScope } from './scope-catalog';
 
 export const REQUIRED_SCOPE = 'auth:required-scope';
 export const IS_PUBLIC = 'auth:public';
@@ -14,7 +14,8 @@ export const BEARER_SCHEME = 'api-key';
  * Declares the one scope an operation needs: read by the global ScopeGuard, and written into
  * the OpenAPI document (security requirement, extension, 401/403/429 responses).
  */
-export function RequireScope(scope: ScopeName) {
+export function RequireScope(scope: string) {
+  if (!isKnownScope(scope)) throw new Error(`@RequireScope(${scope}): define the scope first (defineScope in the module's .scopes.ts)`);
   return applyDecorators(
     SetMetadata(REQUIRED_SCOPE, scope),
     ApiBearerAuth(BEARER_SCHEME),

@@ -2,13 +2,13 @@ import { Body, Controller, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
-import { Scope } from '../../common/auth/scopes';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Idempotent, IDEMPOTENT_SUCCESS_HEADERS } from '../../common/idempotency/idempotent.decorator';
 import { DepartmentsService } from './departments.service';
 import { CreateDepartmentDto } from './dto/create-department.dto';
 import { DepartmentDto } from './dto/department.dto';
+import { DirectoryScope } from './directory.scopes';
 
 @ApiTags('Directory')
 @Controller('api/openapi/v1/departments')
@@ -16,7 +16,7 @@ export class DepartmentsController {
   constructor(private readonly departments: DepartmentsService) {}
 
   @Post()
-  @RequireScope(Scope.DirectoryManage)
+  @RequireScope(DirectoryScope.Manage)
   @Idempotent()
   @ApiOperation({
     operationId: 'createDepartment',

@@ -3,7 +3,6 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import type { Request } from 'express';
 import { RequireScope } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
-import { Scope } from '../../common/auth/scopes';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
@@ -12,6 +11,7 @@ import { ExpertSuiteDto } from './dto/expert-suite.dto';
 import { UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
 import { ExpertSuitesService } from './expert-suites.service';
 import { publicBaseUrl } from './uploads/public-base-url';
+import { ExpertSuitesScope } from './expert-suites.scopes';
 
 @ApiTags('Expert suites')
 @Controller('api/openapi/v1/expert-suites')
@@ -22,7 +22,7 @@ export class ExpertSuitesController {
   ) {}
 
   @Patch(':resourceId')
-  @RequireScope(Scope.ExpertSuitesManage)
+  @RequireScope(ExpertSuitesScope.Manage)
   @ApiOperation({
     operationId: 'updateExpertSuite',
     summary: 'Update expert suite',

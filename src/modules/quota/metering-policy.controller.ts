@@ -2,11 +2,11 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireScope, ServesDuringDatabaseOutage } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
-import { Scope } from '../../common/auth/scopes';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { MeteringPolicyDto } from './dto/metering-policy.dto';
 import { MeteringPolicyService } from './metering-policy.service';
+import { QuotaScope } from './quota.scopes';
 
 @ApiTags('Quota')
 @Controller('api/openapi/v1/metering-policy')
@@ -14,7 +14,7 @@ export class MeteringPolicyController {
   constructor(private readonly meteringPolicy: MeteringPolicyService) {}
 
   @Get()
-  @RequireScope(Scope.QuotaRead)
+  @RequireScope(QuotaScope.Read)
   @ServesDuringDatabaseOutage()
   @ApiOperation({
     operationId: 'getMeteringPolicy',

@@ -13,7 +13,6 @@ import {
 import type { Response } from 'express';
 import { Public, RequireScope } from '../../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../../common/auth/principal';
-import { Scope } from '../../../common/auth/scopes';
 import { ApiErrorResponses } from '../../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../../common/errors/error-code';
 import { AcceptsMultipart } from '../../../common/http/json-body.guard';
@@ -23,6 +22,7 @@ import { UploadDto } from './dto/upload.dto';
 import { UPLOAD_KINDS } from './upload-kind';
 import { MultipartErrorsInterceptor } from './multipart-errors.interceptor';
 import { UploadsService, type ReceivedFile } from './uploads.service';
+import { ExpertSuitesScope } from '../expert-suites.scopes';
 
 // Nothing in an icon may run: no script, no plugin, no navigation, even when opened directly.
 const ICON_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
@@ -33,7 +33,7 @@ export class UploadsController {
   constructor(private readonly uploads: UploadsService) {}
 
   @Post()
-  @RequireScope(Scope.ExpertSuitesManage)
+  @RequireScope(ExpertSuitesScope.Manage)
   @AcceptsMultipart()
   @UseInterceptors(MultipartErrorsInterceptor, FileInterceptor('file'))
   @ApiOperation({
