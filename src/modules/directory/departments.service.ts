@@ -4,9 +4,15 @@ import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
 import { isUniqueViolation, violatedConstraint } from '../../database/prisma-errors';
+import { decodePageToken, encodePageToken } from '../../common/pagination/page-token';
+import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { toDepartmentDto, type DepartmentRow } from './department.mapper';
 import type { CreateDepartmentDto } from './dto/create-department.dto';
 import type { DepartmentDto } from './dto/department.dto';
+import type { DepartmentPageDto } from './dto/department-page.dto';
+import type { ListDepartmentsQueryDto } from './dto/list-departments-query.dto';
+
+const DEPARTMENT_COLUMNS = Prisma.sql`id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
 
 // Unique indexes of prisma/migrations (init): the database, not this code, enforces uniqueness.
 const CONFLICT_BY_CONSTRAINT: Record<string, () => AppError> = {
@@ -54,5 +60,57 @@ export class DepartmentsService {
       });
     }
     return toDepartmentDto(rows[0]);
+  }
+
+  /** One statement on the primary key; another organization's department is as missing as one that never was. */
+  async get(organizationId: string, departmentId: string): Promise<DepartmentDto> {
+    const [row] = await this.txHost.tx.$queryRaw<DepartmentRow[]>`
+      SELECT ${DEPARTMENT_COLUMNS} FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid`;
+    if (!row) throw new AppError(ErrorCode.NOT_FOUND, `No department ${departmentId} exists in this organization.`);
+    return toDepartmentDto(row);
+  }
+
+  /** The children of one parent (or the top level) page by page, or the department with an external_id. */
+  list(organizationId: string, query: ListDepartmentsQueryDto): Promise<DepartmentPageDto> {
+    if (query.external_id !== undefined) {
+      const other = query.parent_id !== undefined ? 'parent_id' : query.page_token !== undefined ? 'page_token' : undefined;
+      if (other) throw AppError.validation('external_id', 'conflicting_fields', `external_id finds one department anywhere in the tree; it cannot be combined with ${other}.`);
+      return this.findByExternalId(organizationId, query.external_id);
+    }
+    return this.listChildren(organizationId, query.parent_id ?? null, query.page_size ?? DEFAULT_PAGE_SIZE, query.page_token);
+  }
+
+  private async findByExternalId(organizationId: string, externalId: string): Promise<DepartmentPageDto> {
+    const rows = await this.txHost.tx.$queryRaw<DepartmentRow[]>`
+      SELECT ${DEPARTMENT_COLUMNS} FROM departments WHERE organization_id = ${organizationId}::uuid AND external_id = ${externalId}`;
+    return { items: rows.map(toDepartmentDto), next_page_token: null };
+  }
+
+  /**
+   * Keyset pagination on ("order", id): one indexed statement per page, which fetches one row more
+   * than the page to learn whether another page follows. New siblings get the next order, so they
+   * land after every page already read: nothing is skipped or repeated while rows are added. Only
+   * an empty page is followed by a look at the parent, to tell "no children" from "no such parent".
+   */
+  private async listChildren(organizationId: string, parentId: string | null, pageSize: number, pageToken: string | undefined): Promise<DepartmentPageDto> {
+    const tokenQuery = ['departments', organizationId, parentId ?? ''];
+    const position = pageToken === undefined ? undefined : decodePageToken(tokenQuery, pageToken);
+    if (pageToken !== undefined && !position) {
+      throw AppError.validation('page_token', 'invalid_value', 'page_token is not a token of this query: pass the next_page_token of the previous page, with the same parent_id.');
+    }
+    const ofParent = parentId === null ? Prisma.sql`parent_id IS NULL` : Prisma.sql`parent_id = ${parentId}::uuid`;
+    const after = position ? Prisma.sql`AND ("order", id) > (${position.after}::bigint, ${position.id}::uuid)` : Prisma.empty;
+    const rows = await this.txHost.tx.$queryRaw<DepartmentRow[]>`
+      SELECT ${DEPARTMENT_COLUMNS} FROM departments
+      WHERE organization_id = ${organizationId}::uuid AND ${ofParent} ${after}
+      ORDER BY "order", id LIMIT ${pageSize + 1}`;
+    if (rows.length === 0 && parentId !== null) await this.get(organizationId, parentId);
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    const more = rows.length > pageSize;
+    return {
+      items: page.map(toDepartmentDto),
+      next_page_token: more ? encodePageToken(tokenQuery, { after: String(last.order), id: last.id }) : null,
+    };
   }
 }

@@ -1,0 +1,16 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DepartmentDto } from './department.dto';
+
+/** One page of departments. */
+export class DepartmentPageDto {
+  @ApiProperty({ type: [DepartmentDto], description: 'Ordered by order, then department_id.' })
+  items: DepartmentDto[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as page_token (with the same parent_id) for the next page; null on the last page.',
+    example: 'WzEsIkp2V3dTb3pQaE1iT2dDVWlTSk5xQUEiLCIyMCIsIjZiMWY4ZjBlLTVjNDMtNGQ1NS05YTBlLTJmNmYzZjFiOWMxMSJd',
+  })
+  next_page_token: string | null;
+}
