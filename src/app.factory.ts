@@ -26,6 +26,9 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     logger: new ConsoleLogger({ logLevels: logLevelsUpTo(options.config.LOG_LEVEL), json: options.config.LOG_FORMAT === 'json' }),
   });
   app.disable('x-powered-by');
+  // No hash ETags on every answer: resources with revisions send their own ("<revision>"), and
+  // Express still answers 304 for those when If-None-Match matches.
+  app.set('etag', false);
   // Before the body parser, so that even a rejected body gets its X-Request-Id.
   app.use(requestIdMiddleware);
   app.use(accessLogMiddleware);

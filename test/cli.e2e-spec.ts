@@ -65,6 +65,7 @@ describe('admin CLI commands', () => {
     const scopes = json!.scopes as Array<{ name: string; grants: string }>;
     expect(scopes.map((scope) => scope.name)).toEqual([
       'admin.v1.expert-suites.manage',
+      'admin.v1.expert-suites.read',
       'admin.v1.quota.read',
       'admin.v1.user-directory.manage',
       'admin.v1.user-directory.read',

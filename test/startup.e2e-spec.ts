@@ -7,6 +7,8 @@ import { hashApiKeyToken } from '../src/common/auth/api-key-token';
 import { openDatabase } from '../src/database/database';
 import { defaultMigrationsDir, readMigrations } from '../src/database/migrator';
 import { shippedStartCommand } from '../bench/environment';
+// The application's modules define the scope catalog this test compares the demo key with.
+import '../src/app.module';
 import { allScopes } from '../src/common/auth/scope-catalog';
 
 const root = join(__dirname, '..');

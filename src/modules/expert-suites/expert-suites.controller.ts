@@ -1,17 +1,22 @@
-import { Body, Controller, Param, Patch, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import { Body, Controller, Get, Headers, Param, Patch, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiNotModifiedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import { RequireScope } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
+import { parseIfMatch, revisionETag } from '../../common/http/entity-tags';
 import { AppConfig } from '../../config/app-config';
 import { ExpertSuiteDto } from './dto/expert-suite.dto';
+import { ExpertSuitePageDto } from './dto/expert-suite-page.dto';
+import { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
 import { UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
 import { ExpertSuitesService } from './expert-suites.service';
 import { publicBaseUrl } from './uploads/public-base-url';
 import { ExpertSuitesScope } from './expert-suites.scopes';
+
+const ETAG_HEADER = { ETag: { description: 'The strong entity tag of the suite: its revision in quotes ("3").', schema: { type: 'string' } } };
 
 @ApiTags('Expert suites')
 @Controller('api/openapi/v1/expert-suites')
@@ -34,13 +39,22 @@ export class ExpertSuitesController {
       'revisions and updated_at untouched.',
   })
   @ApiParam({ name: 'resourceId', format: 'uuid', description: 'Identifier of the expert suite.' })
-  @ApiOkResponse({ type: ExpertSuiteDto, description: 'The current or updated expert suite.' })
+  @ApiHeader({
+    name: 'If-Match',
+    required: false,
+    description:
+      'Another way to state the expected revision (RFC 9110): the suite\'s ETag, `"<revision>"`, or `*` for any. A stale ' +
+      'tag is 412 PRECONDITION_FAILED (details.suggestion: the current revision). A weak tag, a list or anything else ' +
+      'is 400 `invalid_format`; a tag that names another revision than `expected_revision` is 400 `conflicting_fields`.',
+  })
+  @ApiOkResponse({ type: ExpertSuiteDto, description: 'The current or updated expert suite.', headers: ETAG_HEADER })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'A field or the path parameter breaks its schema (details names it), fields conflict, or a count or version disagrees with the package.'],
     [ErrorCode.INVALID_JSON, 'The body is not parseable JSON.'],
     [ErrorCode.NOT_FOUND, 'The organization has no such expert suite.'],
     [ErrorCode.REVISION_CONFLICT, 'expected_revision differs from the stored revision (details.suggestion is the current one); nothing changed.'],
     [ErrorCode.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision differs from the stored one; nothing changed.'],
+    [ErrorCode.PRECONDITION_FAILED, 'If-Match names another revision than the stored one (details.suggestion is the current one); nothing changed.'],
     [ErrorCode.INVALID_STATUS_TRANSITION, 'The requested status cannot follow the current one.'],
     [ErrorCode.PAYLOAD_TOO_LARGE, 'The body is larger than the configured limit.'],
     [ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body is not application/json.'],
@@ -49,12 +63,64 @@ export class ExpertSuitesController {
     [ErrorCode.UPLOAD_NOT_USABLE, 'The upload has expired or is of the wrong kind.'],
     [ErrorCode.PACKAGE_REQUIRED, 'Publishing needs a resource package.'],
   )
-  update(
+  async update(
     @Param('resourceId', UuidParamPipe) resourceId: string,
     @Body() body: UpdateExpertSuiteDto,
     @CurrentPrincipal() principal: Principal,
+    @Headers('if-match') ifMatch: string | undefined,
     @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<ExpertSuiteDto> {
-    return this.expertSuites.update(principal.organizationId, resourceId, body, publicBaseUrl(this.config, request));
+    const suite = await this.expertSuites.update(principal.organizationId, resourceId, body, publicBaseUrl(this.config, request), parseIfMatch(ifMatch));
+    response.setHeader('ETag', revisionETag(suite.revision));
+    return suite;
+  }
+
+  @Get(':resourceId')
+  @RequireScope(ExpertSuitesScope.Read)
+  @ApiOperation({
+    operationId: 'getExpertSuite',
+    summary: 'Get expert suite',
+    description:
+      'Reads one expert suite: the same body PATCH returns, with `ETag: "<revision>"`. With `If-None-Match` holding ' +
+      'the current tag the answer is 304 with no body; send the tag as `If-Match` (or the revision as ' +
+      '`expected_revision`) with a PATCH to change exactly what was read.',
+  })
+  @ApiParam({ name: 'resourceId', format: 'uuid', description: 'Identifier of the expert suite.' })
+  @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy the client holds: 304 when it is still current.' })
+  @ApiOkResponse({ type: ExpertSuiteDto, description: 'The expert suite.', headers: ETAG_HEADER })
+  @ApiNotModifiedResponse({ description: 'If-None-Match holds the current ETag: the copy the client holds is current (no body).', headers: ETAG_HEADER })
+  @ApiErrorResponses(
+    [ErrorCode.VALIDATION_FAILED, 'resourceId is not a uuid.'],
+    [ErrorCode.NOT_FOUND, 'The organization has no such expert suite.'],
+  )
+  async get(
+    @Param('resourceId', UuidParamPipe) resourceId: string,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ExpertSuiteDto> {
+    const suite = await this.expertSuites.get(principal.organizationId, resourceId);
+    // Express answers 304 itself when If-None-Match matches this tag (weak comparison, RFC 9110).
+    response.setHeader('ETag', revisionETag(suite.revision));
+    return suite;
+  }
+
+  @Get()
+  @RequireScope(ExpertSuitesScope.Read)
+  @ApiOperation({
+    operationId: 'listExpertSuites',
+    summary: 'List expert suites',
+    description:
+      "Lists the organization's expert suites, optionally of one `status` or `category_id`, ordered by `created_at` " +
+      'then `id`, one page at a time: pass `next_page_token` as `page_token` for the next page (null on the last). A ' +
+      'token works on every instance and only for the filters and organization that produced it.',
+  })
+  @ApiOkResponse({ type: ExpertSuitePageDto, description: 'One page of expert suites.' })
+  @ApiErrorResponses([
+    ErrorCode.VALIDATION_FAILED,
+    'A query parameter is invalid (an unknown status, page_size outside 1–100, a page_token of another query, an unknown parameter); details names it.',
+  ])
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListExpertSuitesQueryDto): Promise<ExpertSuitePageDto> {
+    return this.expertSuites.list(principal.organizationId, query);
   }
 }

@@ -4,11 +4,16 @@ import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
+import { revisionETag, type RevisionPrecondition } from '../../common/http/entity-tags';
+import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
+import { decodePageToken, encodePageToken } from '../../common/pagination/page-token';
 import type { ExpertSuiteDto } from './dto/expert-suite.dto';
-import type { ConnectorRefInputDto, UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
+import type { ExpertSuitePageDto } from './dto/expert-suite-page.dto';
+import type { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
+import { UpdateExpertSuiteDto, type ConnectorRefInputDto } from './dto/update-expert-suite.dto';
 import { toExpertSuiteDto, type ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { canTransition } from './suite-status';
-import { fitsOneStatement, normalizedConnectorRefs, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
+import { fitsOneStatement, normalizedConnectorRefs, suitePageStatement, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
 import type { PackageConnectorRef, PackageContents } from './uploads/package-contents';
 import { UploadLookupService } from './uploads/upload-lookup.service';
 import { uploadContentPath } from './uploads/upload-kind';
@@ -38,13 +43,46 @@ export class ExpertSuitesService {
    * increments the revision exactly once: as one compare-and-set statement where the body allows
    * it, otherwise in one transaction that holds the suite's row lock.
    */
-  async update(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
+  async update(
+    organizationId: string,
+    suiteId: string,
+    body: UpdateExpertSuiteDto,
+    publicBaseUrl: string,
+    precondition?: RevisionPrecondition,
+  ): Promise<ExpertSuiteDto> {
     refuseConflictingFields(body);
-    if (fitsOneStatement(body)) return this.updateInOneStatement(organizationId, suiteId, body, publicBaseUrl);
-    return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, body, publicBaseUrl));
+    const { expected, revisionCheck } = expectedRevision(body, precondition);
+    if (fitsOneStatement(expected)) return this.updateInOneStatement(organizationId, suiteId, expected, publicBaseUrl, revisionCheck);
+    return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, expected, publicBaseUrl, revisionCheck));
   }
 
-  private async updateInOneStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
+  /** One suite as PATCH returns it. */
+  async get(organizationId: string, suiteId: string): Promise<ExpertSuiteDto> {
+    return toExpertSuiteDto(await this.readSuite(organizationId, suiteId));
+  }
+
+  /**
+   * The organization's suites, optionally of one status or category, ordered by creation then id,
+   * one indexed statement per page (keyset pagination, as for departments: suites created while a
+   * client pages through come after the pages it has read).
+   */
+  async list(organizationId: string, query: ListExpertSuitesQueryDto): Promise<ExpertSuitePageDto> {
+    const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+    const tokenQuery = ['expert-suites', organizationId, query.status ?? '', query.category_id ?? ''];
+    const position = query.page_token === undefined ? undefined : decodePageToken(tokenQuery, query.page_token);
+    if (query.page_token !== undefined && !position) {
+      throw AppError.validation('page_token', 'invalid_value', 'page_token is not a token of this query: pass the next_page_token of the previous page, with the same filters.');
+    }
+    const rows = await this.txHost.tx.$queryRaw<SuiteRow[]>(suitePageStatement(organizationId, query, position, pageSize + 1));
+    const page = rows.slice(0, pageSize).map(suiteRowToModel);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toExpertSuiteDto),
+      next_page_token: rows.length > pageSize ? encodePageToken(tokenQuery, { after: String(last.createdAt.getTime()), id: last.id }) : null,
+    };
+  }
+
+  private async updateInOneStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string, revisionCheck: RevisionCheck): Promise<ExpertSuiteDto> {
     for (let attempt = 1; ; attempt++) {
       const now = this.clock.now();
       const statement = suiteUpdateStatement(organizationId, suiteId, body, now);
@@ -55,14 +93,14 @@ export class ExpertSuitesService {
       // Nothing was written: the suite as it is now says why, with the same checks in the same
       // order as a PATCH applied in a transaction.
       const suite = await this.readSuite(organizationId, suiteId);
-      checkExpectedRevision(body.expected_revision, suite.revision, ErrorCode.REVISION_CONFLICT, 'expected_revision', 'suite');
+      checkExpectedRevision(body.expected_revision, suite.revision, revisionCheck.code, revisionCheck.field, 'suite');
       const changes = await this.suiteChanges(suite, body, publicBaseUrl, now);
       if (Object.keys(changes).length === 0) return toExpertSuiteDto(suite);
-      if (attempt === MAX_ONE_STATEMENT_ATTEMPTS) throw concurrentChange('expected_revision');
+      if (attempt === MAX_ONE_STATEMENT_ATTEMPTS) throw concurrentChange(revisionCheck.code, revisionCheck.field);
     }
   }
 
-  private async updateInTransaction(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string): Promise<ExpertSuiteDto> {
+  private async updateInTransaction(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string, revisionCheck: RevisionCheck): Promise<ExpertSuiteDto> {
     const tx = this.txHost.tx;
     const now = this.clock.now();
     // Writers of one suite (on any instance) queue on its row lock, so that a PATCH without
@@ -72,7 +110,7 @@ export class ExpertSuitesService {
     await tx.$queryRaw`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid FOR UPDATE`;
     const suite = await this.readSuite(organizationId, suiteId);
 
-    checkExpectedRevision(body.expected_revision, suite.revision, ErrorCode.REVISION_CONFLICT, 'expected_revision', 'suite');
+    checkExpectedRevision(body.expected_revision, suite.revision, revisionCheck.code, revisionCheck.field, 'suite');
     checkExpectedRevision(
       body.expected_market_item_revision,
       suite.marketItem?.revision ?? 0n,
@@ -91,7 +129,7 @@ export class ExpertSuitesService {
       where: { id: suite.id, organizationId, revision: suite.revision },
       data: { ...changes, revision: { increment: 1 }, updatedAt: now },
     });
-    if (count !== 1) throw concurrentChange('expected_revision');
+    if (count !== 1) throw concurrentChange(revisionCheck.code, revisionCheck.field);
     if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);
     return toExpertSuiteDto(await this.readSuite(organizationId, suiteId));
   }
@@ -142,7 +180,7 @@ export class ExpertSuitesService {
       where: { id: suite.marketItem.id, organizationId: suite.organizationId, revision: suite.marketItem.revision },
       data: { categoryId, revision: { increment: 1 }, updatedAt: now },
     });
-    if (count !== 1) throw concurrentChange('expected_market_item_revision');
+    if (count !== 1) throw concurrentChange(ErrorCode.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision');
   }
 
   /** The suite columns this PATCH changes; a value equal to the stored one is not a change. */
@@ -214,9 +252,34 @@ function refuseConflictingFields(body: UpdateExpertSuiteDto): void {
   }
 }
 
+/** How a stale expected revision is answered: 409 for `expected_revision`, 412 for `If-Match`. */
+interface RevisionCheck {
+  code: ErrorCode;
+  field: string;
+}
+
+const BODY_REVISION_CHECK: RevisionCheck = { code: ErrorCode.REVISION_CONFLICT, field: 'expected_revision' };
+const IF_MATCH_REVISION_CHECK: RevisionCheck = { code: ErrorCode.PRECONDITION_FAILED, field: 'If-Match' };
+
+/**
+ * The body with the revision the client expects, from `expected_revision` or from `If-Match`
+ * (RFC 9110: a precondition is evaluated before the method, so a stale If-Match is 412 even
+ * when expected_revision says the same). Both, and different: 400 conflicting_fields.
+ */
+function expectedRevision(body: UpdateExpertSuiteDto, precondition: RevisionPrecondition | undefined): { expected: UpdateExpertSuiteDto; revisionCheck: RevisionCheck } {
+  if (precondition?.kind !== 'revision') return { expected: body, revisionCheck: BODY_REVISION_CHECK };
+  if (body.expected_revision !== undefined && body.expected_revision !== precondition.revision) {
+    throw AppError.validation(
+      'expected_revision',
+      'conflicting_fields',
+      `expected_revision (${body.expected_revision}) and If-Match (${revisionETag(precondition.revision)}) name different revisions; send one of them.`,
+    );
+  }
+  return { expected: Object.assign(new UpdateExpertSuiteDto(), body, { expected_revision: precondition.revision }), revisionCheck: IF_MATCH_REVISION_CHECK };
+}
+
 /** A compare-and-set matched no row: the record changed after it was read. */
-function concurrentChange(field: string): AppError {
-  const code = field === 'expected_revision' ? ErrorCode.REVISION_CONFLICT : ErrorCode.MARKET_ITEM_REVISION_CONFLICT;
+function concurrentChange(code: ErrorCode, field: string): AppError {
   return new AppError(code, 'The record was changed by another request at the same time; read it again and retry.', {
     field,
     reason: 'revision_mismatch',

@@ -2,6 +2,7 @@ import { Prisma } from '../../generated/prisma/client';
 import type { ConnectorRefInputDto, UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
 import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { statusesAllowedBefore } from './suite-status';
+import type { KeysetPosition } from '../../common/pagination/page-token';
 
 /** The fields a PATCH can only apply after reading other records (uploads, categories, the market item). */
 const FIELDS_NEEDING_READS = ['upload_id', 'icon_upload_id', 'category_id', 'clear_category', 'expected_market_item_revision'] as const;
@@ -112,6 +113,28 @@ export function suiteSelectStatement(organizationId: string, suiteId: string): P
   return Prisma.sql`
     SELECT ${SUITE_COLUMNS} FROM expert_suites AS u LEFT JOIN market_items AS m ON m.suite_id = u.id
     WHERE u.id = ${suiteId}::uuid AND u.organization_id = ${organizationId}::uuid`;
+}
+
+/**
+ * One page of an organization's suites, by (created_at, id), after `position` (created_at in epoch
+ * milliseconds, exact: the column keeps milliseconds), filtered by status and category.
+ */
+export function suitePageStatement(
+  organizationId: string,
+  filters: { status?: string; category_id?: string },
+  position: KeysetPosition | undefined,
+  limit: number,
+): Prisma.Sql {
+  const conditions = [Prisma.sql`u.organization_id = ${organizationId}::uuid`];
+  if (filters.status !== undefined) conditions.push(Prisma.sql`u.status = ${filters.status}`);
+  if (filters.category_id !== undefined) conditions.push(Prisma.sql`m.category_id = ${filters.category_id}::uuid`);
+  if (position) {
+    conditions.push(Prisma.sql`(u.created_at, u.id) > (TIMESTAMPTZ 'epoch' + ${position.after}::bigint * INTERVAL '1 millisecond', ${position.id}::uuid)`);
+  }
+  return Prisma.sql`
+    SELECT ${SUITE_COLUMNS} FROM expert_suites AS u LEFT JOIN market_items AS m ON m.suite_id = u.id
+    WHERE ${Prisma.join(conditions, ' AND ')}
+    ORDER BY u.created_at, u.id LIMIT ${limit}`;
 }
 
 export function normalizedConnectorRefs(refs: readonly Pick<ConnectorRefInputDto, 'connector_id' | 'connector_origin' | 'required'>[]) {
