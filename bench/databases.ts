@@ -1,7 +1,7 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 
-const ALL_SCOPES = ['admin.v1.user-directory.manage', 'admin.v1.expert-suites.manage', 'admin.v1.quota.read'];
+const ALL_SCOPES = ['admin.v1.user-directory.read', 'admin.v1.user-directory.manage', 'admin.v1.expert-suites.manage', 'admin.v1.quota.read'];
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // On the 31st, so that next_reset_at exercises the month-end clamp.
 const SUBSCRIPTION_ANCHOR = '2026-01-31T09:30:00.000Z';
@@ -11,18 +11,23 @@ export interface Tenant {
   token: string;
 }
 
-/** The data both sides get, identical: one organization with its suites, and one per create run. */
+/**
+ * The data both sides get, identical: one organization with its suites and top-level departments
+ * (orders 1…n, for the reads), and one organization per create run.
+ */
 export interface Fixture {
   main: Tenant;
   suiteIds: string[];
+  departmentIds: string[];
   createTenants: Tenant[];
 }
 
-export function makeFixture(suiteCount: number, createTenantCount: number): Fixture {
+export function makeFixture(suiteCount: number, departmentCount: number, createTenantCount: number): Fixture {
   const tenant = (): Tenant => ({ organizationId: randomUUID(), token: newToken() });
   return {
     main: tenant(),
     suiteIds: Array.from({ length: suiteCount }, () => randomUUID()),
+    departmentIds: Array.from({ length: departmentCount }, () => randomUUID()),
     createTenants: Array.from({ length: createTenantCount }, tenant),
   };
 }
@@ -80,6 +85,12 @@ export async function seed(connectionString: string, fixture: Fixture): Promise<
       fixture.suiteIds,
       fixture.main.organizationId,
     ]);
+    await client.query(
+      `INSERT INTO departments (id, organization_id, name, external_id, "order")
+       SELECT id, $2, 'Bench department ' || n, 'bench-' || n, n FROM unnest($1::uuid[]) WITH ORDINALITY AS d(id, n)`,
+      [fixture.departmentIds, fixture.main.organizationId],
+    );
+    await client.query('UPDATE organizations SET last_top_level_order = $2 WHERE id = $1', [fixture.main.organizationId, fixture.departmentIds.length]);
     await client.query('COMMIT');
   });
 }

@@ -55,6 +55,10 @@ function requestBuilder(job: LoadJob): (request: RawRequest) => RawRequest {
         const headers = { ...request.headers, 'idempotency-key': REPLAY_KEY };
         return { ...request, method: 'POST', path: `${api}/departments`, headers, body: REPLAY_BODY };
       };
+    case 'get-department':
+      return (request) => ({ ...request, method: 'GET', path: `${api}/departments/${job.departmentIds[n++ % job.departmentIds.length]}` });
+    case 'list-departments':
+      return (request) => ({ ...request, method: 'GET', path: `${api}/departments?page_size=20` });
   }
 
   function patchSuite(request: RawRequest, suiteId: string, displayName: string): RawRequest {

@@ -40,6 +40,10 @@ export async function compareAnswers(serviceUrl: string, leanUrl: string, fixtur
     { label: 'POST department, key reused with another body', method: 'POST', path: `${API}/departments`, body: { name: 'Other' }, idempotencyKey: 'parity' },
     { label: 'POST department, same name', method: 'POST', path: `${API}/departments`, body: { name: 'PARITY department' }, idempotencyKey: 'parity-2' },
     { label: 'POST department without Idempotency-Key', method: 'POST', path: `${API}/departments`, body: department },
+    { label: 'GET department', method: 'GET', path: `${API}/departments/${fixture.departmentIds[0]}`, sameValues: ['department_id', 'external_id', 'name', 'order', 'parent_id'] },
+    { label: 'GET unknown department', method: 'GET', path: `${API}/departments/${randomUUID()}` },
+    { label: 'GET departments, first page', method: 'GET', path: `${API}/departments?page_size=3`, sameValues: ['items'] },
+    { label: 'GET departments, page_size 0', method: 'GET', path: `${API}/departments?page_size=0` },
     { label: 'GET metering-policy with an unknown key', method: 'GET', path: `${API}/metering-policy`, token: `wsk_${'0'.repeat(40)}` },
   ];
   const differences: string[] = [];

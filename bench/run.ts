@@ -26,6 +26,7 @@ const SCRIPTS = {
 };
 const SIDES: Side[] = ['service', 'lean'];
 const SUITE_COUNT = 100;
+const DEPARTMENT_COUNT = 100;
 const READY_TIMEOUT_MS = 60_000;
 
 type Servers = Record<Side, ServerProcess>;
@@ -39,7 +40,7 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const settings = readSettings(process.env);
   const machine = describeMachine();
-  const fixture = makeFixture(SUITE_COUNT, settings.pairs + 1);
+  const fixture = makeFixture(SUITE_COUNT, DEPARTMENT_COUNT, settings.pairs + 1);
   const workDirectory = mkdtempSync(join(tmpdir(), 'wsa-bench-'));
   const databases: Record<Side, string> = {
     service: `${settings.databasePrefix}service_${process.pid}`,
@@ -125,6 +126,7 @@ async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fi
     scenario,
     token: scenario === 'create' ? fixture.createTenants[run + 1].token : fixture.main.token,
     suiteIds: fixture.suiteIds,
+    departmentIds: fixture.departmentIds,
     runTag: `${scenario}-${side}-${run}`,
     durationSeconds,
     connections: settings.connections,

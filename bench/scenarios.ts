@@ -5,6 +5,8 @@ export const SCENARIOS = [
   { name: 'patch-spread', title: 'PATCH spread over 100 suites', description: 'a new display_name each request, suites taken in turn' },
   { name: 'create', title: 'POST department', description: 'a fresh Idempotency-Key and name each request, top level of a fresh organization per run' },
   { name: 'replay', title: 'POST department replay', description: 'the same Idempotency-Key and body each request: a 201 replay' },
+  { name: 'get-department', title: 'GET department', description: 'one department by id, 100 departments taken in turn' },
+  { name: 'list-departments', title: 'GET departments (a page)', description: 'the first page of 20 of 100 top-level departments, with its next_page_token' },
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number]['name'];
@@ -15,6 +17,7 @@ export interface LoadJob {
   scenario: ScenarioName;
   token: string;
   suiteIds: string[];
+  departmentIds: string[];
   /** Makes this run's names and keys differ from every other run's. */
   runTag: string;
   durationSeconds: number;

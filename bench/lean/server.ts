@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
 import { ApiKeys } from './api-keys';
+import { DepartmentReads } from './department-reads';
 import { Departments } from './departments';
 import { ExpertSuites } from './expert-suites';
 import { HttpError, readJsonObject, sendError, sendJson, setRequestId } from './http';
@@ -8,12 +9,13 @@ import { uuid } from './input';
 import { MeteringPolicies } from './metering-policy';
 
 /**
- * The lean baseline of `npm run bench`: the service's three hot operations with the contract's
+ * The lean baseline of `npm run bench`: the service's hot operations (the three writes and reads) with the contract's
  * answers on bare node:http + pg, as the bare limit to measure the service against. Never part
  * of the product. Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10, the service's default).
  */
 const API = '/api/openapi/v1';
 const SUITE_PATH = new RegExp(`^${API}/expert-suites/([^/]+)$`);
+const DEPARTMENT_PATH = new RegExp(`^${API}/departments/([^/]+)$`);
 // Connection-level failures: the database is unreachable, not the request wrong.
 const UNREACHABLE = /^(08|57P0)|^ECONN|^ETIMEDOUT$/;
 
@@ -23,9 +25,10 @@ const apiKeys = new ApiKeys(pool, connectionString);
 const meteringPolicies = new MeteringPolicies(pool);
 const expertSuites = new ExpertSuites(pool);
 const departments = new Departments(pool);
+const departmentReads = new DepartmentReads(pool);
 
 async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const path = (request.url ?? '/').split('?')[0];
+  const [path, search = ''] = (request.url ?? '/').split('?');
   const { method } = request;
   const authorization = request.headers.authorization;
 
@@ -43,6 +46,15 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
     const outcome = await departments.create(principal, request.headers['idempotency-key'], path, await readJsonObject(request));
     return sendJson(response, outcome.status, outcome.body, outcome.replayed ? { 'Idempotent-Replayed': 'true' } : {});
+  }
+  const department = method === 'GET' ? DEPARTMENT_PATH.exec(path) : null;
+  if (department) {
+    const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.read');
+    return sendJson(response, 200, await departmentReads.get(principal.organizationId, uuid(department[1], 'department_id')));
+  }
+  if (method === 'GET' && path === `${API}/departments`) {
+    const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.read');
+    return sendJson(response, 200, await departmentReads.list(principal.organizationId, new URLSearchParams(search)));
   }
   if (method === 'GET' && path === '/readyz') {
     await pool.query('SELECT 1');
