@@ -266,6 +266,8 @@ describe('reading departments: GET /departments/{id}, GET /departments', () => {
       const page = document.components.schemas.DepartmentPageDto;
       expect(page.required).toEqual(expect.arrayContaining(['items', 'next_page_token']));
       expect(page.properties.next_page_token).toMatchObject({ type: 'string', nullable: true });
+      // The examples show the round trip: the token a page hands out is the one the next request sends.
+      expect(parameters.page_token.schema.example ?? (parameters.page_token as { example?: unknown }).example).toBe(page.properties.next_page_token.example);
     });
   });
 });

@@ -3,6 +3,7 @@ import { IsOptional, IsString } from 'class-validator';
 import { PageSize } from '../../../common/pagination/page-size';
 import { MaxCodePoints } from '../../../common/validation/field-rules';
 import { LowerCaseUuid } from '../../../common/validation/string-rules';
+import { PAGE_TOKEN_EXAMPLE } from './department-page.dto';
 
 /** Query of GET /departments: the children of one parent, page by page, or one department by external_id. */
 export class ListDepartmentsQueryDto {
@@ -30,7 +31,10 @@ export class ListDepartmentsQueryDto {
   @PageSize()
   page_size?: number;
 
-  @ApiPropertyOptional({ description: "The previous answer's next_page_token, with the same parent_id; absent for the first page." })
+  @ApiPropertyOptional({
+    description: "The previous answer's next_page_token, with the same parent_id; absent for the first page.",
+    example: PAGE_TOKEN_EXAMPLE,
+  })
   @IsOptional()
   @IsString()
   page_token?: string;
