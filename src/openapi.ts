@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { BEARER_SCHEME, REQUIRED_SCOPE_EXTENSION } from './common/auth/auth.decorators';
+import { documentCrossCuttingErrors } from './common/errors/cross-cutting-errors';
 import { MAX_JSON_INTEGER } from './common/validation/field-rules';
 
 function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -17,6 +18,7 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Application API key (wsk_...)' }, BEARER_SCHEME)
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  documentCrossCuttingErrors(document);
   describeRequiredScopes(document);
   stateIntegerRange(document);
   return document;

@@ -1,7 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../errors/api-error-responses.decorator';
-import { ErrorCode } from '../errors/error-code';
 import { isKnownScope } from './scope-catalog';
 
 export const REQUIRED_SCOPE = 'auth:required-scope';
@@ -12,7 +10,8 @@ export const BEARER_SCHEME = 'api-key';
 
 /**
  * Declares the one scope an operation needs: read by the global ScopeGuard, and written into
- * the OpenAPI document (security requirement, extension, 401/403/429 responses).
+ * the OpenAPI document (security requirement and extension; the post-processing adds the
+ * 401/403/429/503 answers of every scoped operation).
  */
 export function RequireScope(scope: string) {
   if (!isKnownScope(scope)) throw new Error(`@RequireScope(${scope}): define the scope first (defineScope in the module's .scopes.ts)`);
@@ -20,11 +19,6 @@ export function RequireScope(scope: string) {
     SetMetadata(REQUIRED_SCOPE, scope),
     ApiBearerAuth(BEARER_SCHEME),
     ApiExtension(REQUIRED_SCOPE_EXTENSION, scope),
-    ApiErrorResponses(
-      [ErrorCode.UNAUTHENTICATED, 'The Authorization header is missing or malformed, or the API key is unknown or revoked.'],
-      [ErrorCode.INSUFFICIENT_SCOPE, `The API key lacks the scope ${scope}.`],
-      [ErrorCode.RATE_LIMITED, 'The API key spent its requests per minute; retry after Retry-After seconds.'],
-    ),
   );
 }
 

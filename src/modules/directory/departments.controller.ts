@@ -31,12 +31,9 @@ export class DepartmentsController {
   @ApiCreatedResponse({ type: DepartmentDto, description: 'The created department.', headers: IDEMPOTENT_SUCCESS_HEADERS })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'A body value breaks its schema or an unknown field was sent; details names the first failing field.'],
-    [ErrorCode.INVALID_JSON, 'The body is not parseable JSON.'],
     [ErrorCode.DEPARTMENT_NAME_CONFLICT, 'A sibling department (same parent) already has this name, ignoring case.'],
     [ErrorCode.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'],
     [ErrorCode.PARENT_NOT_FOUND, 'parent_id names no department of this organization (details.field `parent_id`, reason `not_found`).'],
-    [ErrorCode.PAYLOAD_TOO_LARGE, 'The body is larger than the configured limit (1 MiB by default).'],
-    [ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body is not application/json.'],
   )
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateDepartmentDto): Promise<DepartmentDto> {
     return this.departments.create(principal.organizationId, body);

@@ -50,14 +50,11 @@ export class ExpertSuitesController {
   @ApiOkResponse({ type: ExpertSuiteDto, description: 'The current or updated expert suite.', headers: ETAG_HEADER })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'A field or the path parameter breaks its schema (details names it), fields conflict, or a count or version disagrees with the package.'],
-    [ErrorCode.INVALID_JSON, 'The body is not parseable JSON.'],
     [ErrorCode.NOT_FOUND, 'The organization has no such expert suite.'],
     [ErrorCode.REVISION_CONFLICT, 'expected_revision differs from the stored revision (details.suggestion is the current one); nothing changed.'],
     [ErrorCode.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision differs from the stored one; nothing changed.'],
     [ErrorCode.PRECONDITION_FAILED, 'If-Match names another revision than the stored one (details.suggestion is the current one); nothing changed.'],
     [ErrorCode.INVALID_STATUS_TRANSITION, 'The requested status cannot follow the current one.'],
-    [ErrorCode.PAYLOAD_TOO_LARGE, 'The body is larger than the configured limit.'],
-    [ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body is not application/json.'],
     [ErrorCode.CATEGORY_NOT_FOUND, 'The organization has no such category.'],
     [ErrorCode.UPLOAD_NOT_FOUND, 'The organization has no such upload.'],
     [ErrorCode.UPLOAD_NOT_USABLE, 'The upload has expired or is of the wrong kind.'],

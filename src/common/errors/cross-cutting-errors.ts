@@ -1,0 +1,65 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { OperationObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { REQUIRED_SCOPE_EXTENSION } from '../auth/auth.decorators';
+import { errorResponsesByStatus, type DocumentedError } from './api-error-responses.decorator';
+import { ErrorCode } from './error-code';
+
+const ERROR_BODY_SCHEMA = { $ref: '#/components/schemas/ErrorBodyDto' };
+
+/** Raised while a JSON body is read, before any handler runs: every operation that takes one. */
+const JSON_BODY_ERRORS: DocumentedError[] = [
+  [ErrorCode.INVALID_JSON, 'The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.'],
+  [ErrorCode.PAYLOAD_TOO_LARGE, 'The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default).'],
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br.'],
+];
+
+/** Raised by the global guards and the database layer: every operation that needs an API key. */
+const scopedOperationErrors = (scope: string): DocumentedError[] => [
+  [ErrorCode.UNAUTHENTICATED, 'The Authorization header is missing or malformed, or the API key is unknown or revoked.'],
+  [ErrorCode.INSUFFICIENT_SCOPE, `The API key lacks the scope ${scope}.`],
+  [ErrorCode.RATE_LIMITED, 'The API key spent its requests per minute; retry after Retry-After seconds.'],
+  [ErrorCode.SERVICE_UNAVAILABLE, 'The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later.'],
+];
+
+/**
+ * Documents the errors of the global layers once, for every operation they apply to, so that a
+ * handler declares only its own: JSON body errors where an operation takes a JSON body, and
+ * authentication, scope, rate limit and database errors where it needs a key. An example an
+ * operation documents itself (a 503 with its own wording, say) is kept.
+ */
+export function documentCrossCuttingErrors(document: OpenAPIObject): void {
+  for (const pathItem of Object.values(document.paths)) {
+    for (const operation of Object.values(pathItem) as OperationObject[]) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
+      const errors: DocumentedError[] = [];
+      if (takesJsonBody(operation)) errors.push(...JSON_BODY_ERRORS);
+      const scope = (operation as unknown as Record<string, unknown>)[REQUIRED_SCOPE_EXTENSION];
+      if (typeof scope === 'string') errors.push(...scopedOperationErrors(scope));
+      addErrorResponses(operation, errors);
+    }
+  }
+}
+
+function takesJsonBody(operation: OperationObject): boolean {
+  const body = operation.requestBody;
+  return body !== undefined && 'content' in body && body.content['application/json'] !== undefined;
+}
+
+function addErrorResponses(operation: OperationObject, errors: DocumentedError[]): void {
+  for (const [status, { description, examples }] of errorResponsesByStatus(errors)) {
+    const existing = operation.responses[status] as ResponseObject | undefined;
+    if (!existing) {
+      operation.responses[status] = { description, content: { 'application/json': { schema: ERROR_BODY_SCHEMA, examples } } };
+      continue;
+    }
+    const media = existing.content?.['application/json'];
+    if (!media) continue;
+    media.examples ??= {};
+    const lines = description.split('\n');
+    Object.keys(examples).forEach((name, i) => {
+      if (media.examples![name] !== undefined) return;
+      media.examples![name] = examples[name];
+      existing.description = `${existing.description}\n${lines[i]}`;
+    });
+  }
+}

@@ -1,0 +1,61 @@
+import type { Database } from '../src/database/database';
+import { openTestDatabase, startTestApp, type TestApp } from './support/test-app';
+
+type Operation = { operationId: string; 'x-required-scope'?: string; requestBody?: { content: Record<string, unknown> }; responses: Record<string, Response> };
+type Response = { description: string; content?: { 'application/json'?: { examples?: Record<string, { value: { code: string } }> } } };
+
+/** The errors of the global layers are documented once, by the OpenAPI post-processing, on every operation they apply to. */
+describe('OpenAPI: cross-cutting errors', () => {
+  let database: Database;
+  let testApp: TestApp;
+  let operations: Operation[];
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    testApp = await startTestApp(database);
+    const document = (await testApp.http().get('/docs-json').expect(200)).body as { paths: Record<string, Record<string, Operation>> };
+    operations = Object.values(document.paths).flatMap((pathItem) => Object.values(pathItem));
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await database.close();
+  });
+
+  const examplesOf = (operation: Operation, status: string) =>
+    Object.values(operation.responses[status]?.content?.['application/json']?.examples ?? {}).map((example) => example.value.code);
+
+  it('gives every operation that needs a key 401, 403 naming its scope, 429 and 503, each with its example', () => {
+    const scoped = operations.filter((operation) => operation['x-required-scope'] !== undefined);
+    expect(scoped.length).toBeGreaterThanOrEqual(8);
+    for (const operation of scoped) {
+      expect({ id: operation.operationId, codes: [examplesOf(operation, '401'), examplesOf(operation, '403'), examplesOf(operation, '429')] }).toEqual({
+        id: operation.operationId,
+        codes: [['UNAUTHENTICATED'], ['INSUFFICIENT_SCOPE'], ['RATE_LIMITED']],
+      });
+      expect(examplesOf(operation, '503')).toEqual(['SERVICE_UNAVAILABLE']);
+      expect(operation.responses['403'].description).toContain(operation['x-required-scope']);
+    }
+  });
+
+  it('gives every operation that takes a JSON body INVALID_JSON, 413 and 415, beside its own 400s', () => {
+    const withJsonBody = operations.filter((operation) => operation.requestBody?.content['application/json'] !== undefined);
+    expect(withJsonBody.map((operation) => operation.operationId).sort()).toEqual(['createDepartment', 'updateExpertSuite']);
+    for (const operation of withJsonBody) {
+      expect(examplesOf(operation, '400')).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'INVALID_JSON']));
+      expect(examplesOf(operation, '413')).toEqual(['PAYLOAD_TOO_LARGE']);
+      expect(examplesOf(operation, '415')).toEqual(['UNSUPPORTED_MEDIA_TYPE']);
+      expect(operation.responses['400'].description).toContain('`INVALID_JSON`');
+    }
+  });
+
+  it('documents no JSON body errors on reads and public routes, and keeps an operation\'s own wording of a shared code', () => {
+    const reads = operations.filter((operation) => operation.requestBody === undefined);
+    for (const operation of reads) expect(examplesOf(operation, '400')).not.toContain('INVALID_JSON');
+    const publicOperations = operations.filter((operation) => operation['x-required-scope'] === undefined);
+    for (const operation of publicOperations) expect(operation.responses['401']).toBeUndefined();
+    const metering = operations.find((operation) => operation.operationId === 'getMeteringPolicy')!;
+    expect(metering.responses['503'].description.match(/SERVICE_UNAVAILABLE/g)).toHaveLength(1);
+    expect(metering.responses['503'].description).toContain('no cached policy');
+  });
+});
