@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, ValidateBy } from 'class-validator';
+import { ValidateBy } from 'class-validator';
+import { Optional } from '../validation/fields';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -20,7 +21,7 @@ export function PageSize() {
       default: DEFAULT_PAGE_SIZE,
       description: `Items per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
     }),
-    IsOptional(),
+    Optional(),
     Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value)),
     ValidateBy(
       {

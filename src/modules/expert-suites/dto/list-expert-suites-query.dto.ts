@@ -1,30 +1,22 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString } from 'class-validator';
+import { IsString } from 'class-validator';
 import { PageSize } from '../../../common/pagination/page-size';
-import { LowerCaseUuid } from '../../../common/validation/string-rules';
+import { EnumField, Optional, UuidField } from '../../../common/validation/fields';
 import { SUITE_STATUSES } from '../suite-status';
 
 /** Query of GET /expert-suites: the organization's suites, filtered, page by page. */
 export class ListExpertSuitesQueryDto {
-  @ApiPropertyOptional({ enum: SUITE_STATUSES, description: 'Only suites with this status.' })
-  @IsOptional()
-  @IsIn(SUITE_STATUSES)
+  @EnumField({ values: SUITE_STATUSES, description: 'Only suites with this status.' })
   status?: string;
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    description: "Only suites whose market entry has this category (a uuid in any case). Another organization's category matches nothing.",
-  })
-  @IsOptional()
-  @IsString()
-  @LowerCaseUuid()
+  @UuidField({ description: "Only suites whose market entry has this category (a uuid in any case). Another organization's category matches nothing." })
   category_id?: string;
 
   @PageSize()
   page_size?: number;
 
   @ApiPropertyOptional({ description: "The previous answer's next_page_token, with the same filters; absent for the first page." })
-  @IsOptional()
+  @Optional()
   @IsString()
   page_token?: string;
 }

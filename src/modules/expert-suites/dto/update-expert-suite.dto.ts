@@ -1,29 +1,14 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsString,
-  IsUrl,
-  Matches,
-  ValidateBy,
-  ValidateIf,
-  ValidateNested,
-  type ValidationOptions,
-} from 'class-validator';
-import { IsJsonInteger, MaxCodePoints, NotBlank, Required } from '../../../common/validation/field-rules';
-import { LowerCaseUuid, Trim } from '../../../common/validation/string-rules';
+import { ArrayMaxSize, IsArray, IsString, IsUrl, Matches, ValidateBy, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
+import { MaxCodePoints } from '../../../common/validation/field-rules';
+import { BooleanField, EnumField, IntegerField, Optional, TextField, UuidField } from '../../../common/validation/fields';
 import { SUITE_STATUSES, type SuiteStatus } from '../suite-status';
 
 /** Client type names: short, lower-case (e.g. `web`, `desktop`, `vscode-plugin`). */
 const CLIENT_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const MAX_CLIENTS = 32;
 const MAX_CONNECTOR_REFS = 200;
-
-/** The field may be left out, but not sent as null (null is not a value of its type). */
-const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 const lowerCaseSuggestion = (value: unknown): string | undefined => {
   const values = Array.isArray(value) ? value : [value];
@@ -54,23 +39,13 @@ function UniqueConnectorRefs(options?: ValidationOptions) {
 }
 
 export class ConnectorRefInputDto {
-  /** Identifier of the referenced connector (1 to 255 characters). */
-  @Required()
-  @IsString()
-  @NotBlank()
-  @MaxCodePoints(255)
+  @TextField({ presence: 'required', maxLength: 255, notBlank: true, description: 'Identifier of the referenced connector (1 to 255 characters).' })
   connector_id: string;
 
-  /** Origin of the referenced connector (1 to 64 characters). */
-  @Required()
-  @IsString()
-  @NotBlank()
-  @MaxCodePoints(64)
+  @TextField({ presence: 'required', maxLength: 64, notBlank: true, description: 'Origin of the referenced connector (1 to 64 characters).' })
   connector_origin: string;
 
-  /** Whether the connector is a required dependency of the suite. */
-  @Required()
-  @IsBoolean()
+  @BooleanField({ presence: 'required', description: 'Whether the connector is a required dependency of the suite.' })
   required: boolean;
 }
 
@@ -79,83 +54,51 @@ export class ConnectorRefInputDto {
  * keeps its stored value. Unknown fields are rejected.
  */
 export class UpdateExpertSuiteDto {
-  @ApiPropertyOptional({
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
+  @IntegerField({
+    min: 1,
     description:
       'Revision obtained when the suite was last read. When it differs from the stored revision the update is ' +
       'refused with 409 REVISION_CONFLICT (details.suggestion = the current revision) and nothing changes. ' +
       'Left out: the update applies to whatever is stored.',
   })
-  @Optional()
-  @IsJsonInteger({ min: 1 })
   expected_revision?: number;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
+  @IntegerField({
+    min: 1,
     description:
       'Expected revision of the enterprise market entry (see market_item_revision in the response). When it ' +
       'differs: 409 MARKET_ITEM_REVISION_CONFLICT and nothing changes.',
   })
-  @Optional()
-  @IsJsonInteger({ min: 1 })
   expected_market_item_revision?: number;
 
-  /** Display name (1 to 255 characters; surrounding white space is removed). */
-  @ApiPropertyOptional({ maxLength: 255 })
-  @Optional()
-  @Trim()
-  @IsString()
-  @NotBlank()
-  @MaxCodePoints(255)
+  @TextField({ maxLength: 255, trim: true, notBlank: true, description: 'Display name (1 to 255 characters; surrounding white space is removed).' })
   display_name?: string;
 
-  /** Chinese display name (at most 255 characters; surrounding white space is removed). */
-  @ApiPropertyOptional({ maxLength: 255 })
-  @Optional()
-  @Trim()
-  @IsString()
-  @MaxCodePoints(255)
+  @TextField({ maxLength: 255, trim: true, description: 'Chinese display name (at most 255 characters; surrounding white space is removed).' })
   display_name_cn?: string;
 
-  /** Description (at most 4000 characters). */
-  @ApiPropertyOptional({ maxLength: 4000 })
-  @Optional()
-  @IsString()
-  @MaxCodePoints(4000)
+  @TextField({ maxLength: 4000, description: 'Description (at most 4000 characters).' })
   description?: string;
 
-  /** Chinese description (at most 4000 characters). */
-  @ApiPropertyOptional({ maxLength: 4000 })
-  @Optional()
-  @IsString()
-  @MaxCodePoints(4000)
+  @TextField({ maxLength: 4000, description: 'Chinese description (at most 4000 characters).' })
   description_cn?: string;
 
-  /**
-   * Version identifier of the package (1 to 64 characters; surrounding white space is removed). With
-   * upload_id it must equal the package's version.
-   */
-  @ApiPropertyOptional({ maxLength: 64 })
-  @Optional()
-  @Trim()
-  @IsString()
-  @NotBlank()
-  @MaxCodePoints(64)
+  @TextField({
+    maxLength: 64,
+    trim: true,
+    notBlank: true,
+    description:
+      'Version identifier of the package (1 to 64 characters; surrounding white space is removed). With upload_id it ' +
+      "must equal the package's version.",
+  })
   version?: string;
 
-  @ApiPropertyOptional({
-    enum: SUITE_STATUSES,
+  @EnumField({
+    values: SUITE_STATUSES,
     description:
       'Record status. Allowed changes: draft→published, draft→disabled, published→disabled, disabled→published ' +
       '(else 409 INVALID_STATUS_TRANSITION). Publishing needs a package (else 422 PACKAGE_REQUIRED).',
   })
-  @Optional()
-  @IsString()
-  @IsIn(SUITE_STATUSES, { message: `must be one of ${SUITE_STATUSES.join(', ')}` })
   status?: SuiteStatus;
 
   @ApiPropertyOptional({
@@ -166,33 +109,22 @@ export class UpdateExpertSuiteDto {
       'Client types allowed to use the suite: null means every client type; an array lists them (duplicates ' +
       `are removed, order kept). Each name matches ${CLIENT_NAME_PATTERN.source}.`,
   })
-  @ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null)
+  @Optional({ nullable: true })
   @IsArray()
   @ArrayMaxSize(MAX_CLIENTS)
   @IsString({ each: true })
   @Matches(CLIENT_NAME_PATTERN, { each: true, message: `each client must match ${CLIENT_NAME_PATTERN.source}`, context: { suggest: lowerCaseSuggestion } })
   clients?: string[] | null;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    format: 'int64',
-    minimum: 0,
+  @IntegerField({
+    min: 0,
     description:
       'Number of commands. When the suite has (or this request applies) a package, it must equal the ' +
       "package's number of commands (else 400 invalid_value, suggestion = that number).",
   })
-  @Optional()
-  @IsJsonInteger({ min: 0 })
   command_count?: number;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    format: 'int64',
-    minimum: 0,
-    description: 'Number of skills; checked against the package like command_count.',
-  })
-  @Optional()
-  @IsJsonInteger({ min: 0 })
+  @IntegerField({ min: 0, description: 'Number of skills; checked against the package like command_count.' })
   skill_count?: number;
 
   @ApiPropertyOptional({
@@ -227,41 +159,27 @@ export class UpdateExpertSuiteDto {
   )
   icon_url?: string;
 
-  @ApiPropertyOptional({
-    format: 'uuid',
+  @UuidField({
     description:
       'upload_id of an uploaded icon (POST /api/openapi/v1/uploads, kind icon) of this organization; icon_url ' +
       'becomes the address the service serves it from. Not together with icon_url.',
   })
-  @Optional()
-  @IsString()
-  @LowerCaseUuid()
   icon_upload_id?: string;
 
-  @ApiPropertyOptional({
-    format: 'uuid',
+  @UuidField({
     description:
       'upload_id of an uploaded resource package (kind package) of this organization. Replaces version, ' +
       'commands, skills, connectors, connector_refs, the counts and the readmes, and sets has_package.',
   })
-  @Optional()
-  @IsString()
-  @LowerCaseUuid()
   upload_id?: string;
 
-  @ApiPropertyOptional({
-    format: 'uuid',
+  @UuidField({
     description:
       'Category of the suite in the enterprise market (422 CATEGORY_NOT_FOUND when the organization has no such ' +
       'category). Not together with clear_category: true.',
   })
-  @Optional()
-  @IsString()
-  @LowerCaseUuid()
   category_id?: string;
 
-  @ApiProperty({ required: false, description: 'true removes the current category; false changes nothing.' })
-  @Optional()
-  @IsBoolean()
+  @BooleanField({ description: 'true removes the current category; false changes nothing.' })
   clear_category?: boolean;
 }

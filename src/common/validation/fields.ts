@@ -1,0 +1,83 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { IsJsonInteger, MAX_JSON_INTEGER, MaxCodePoints, NotBlank, Required } from './field-rules';
+import { LowerCaseUuid, NoSurroundingWhitespace, Trim } from './string-rules';
+
+/**
+ * The field kit: one decorator per kind of field, carrying its validation rules, the contract's
+ * failure reasons and the OpenAPI facets from one set of numbers, so that no limit is written
+ * twice. Every DTO builds its fields from these (docs/architecture.md, "Adding a module").
+ */
+
+/** `required`: present and not null. `optional`: may be left out, not null. `nullable`: may be left out or null. */
+export type Presence = 'required' | 'optional' | 'nullable';
+
+export interface FieldDocs {
+  presence?: Presence;
+  description?: string;
+  example?: unknown;
+}
+
+/**
+ * The one optional rule. Left out is always fine; null is a value only where `nullable` says so
+ * (otherwise it fails the field's type rule, like any other wrong type).
+ */
+export function Optional({ nullable = false }: { nullable?: boolean } = {}) {
+  return nullable ? IsOptional() : ValidateIf((_object: object, value: unknown) => value !== undefined);
+}
+
+/** A string of at most `maxLength` code points (documented as `maxLength`). */
+export function TextField(options: FieldDocs & {
+  maxLength: number;
+  /** Surrounding white space is removed before the rules and storage. */
+  trim?: boolean;
+  /** Empty, white space and invisible characters only: `must_not_be_blank`. */
+  notBlank?: boolean;
+  /** Stored exactly as sent, so surrounding white space is refused (`invalid_format`) rather than trimmed. */
+  exact?: boolean;
+}) {
+  return field(options, { type: String, maxLength: options.maxLength }, [
+    ...(options.trim ? [Trim()] : []),
+    IsString(),
+    ...(options.notBlank ? [NotBlank()] : []),
+    ...(options.exact ? [NoSurroundingWhitespace()] : []),
+    MaxCodePoints(options.maxLength),
+  ]);
+}
+
+/** A uuid in any letter case, lower-cased before anything else sees it (documented as `format: uuid`). */
+export function UuidField(options: FieldDocs = {}) {
+  return field(options, { type: String, format: 'uuid' }, [IsString(), LowerCaseUuid()]);
+}
+
+/** An integer JSON numbers hold exactly, at least `min` (documented as int64 with its minimum and maximum). */
+export function IntegerField(options: FieldDocs & { min: number }) {
+  return field(options, { type: 'integer', format: 'int64', minimum: options.min, maximum: MAX_JSON_INTEGER }, [IsJsonInteger({ min: options.min })]);
+}
+
+/** One of `values` (documented as an enum); anything else is `invalid_value`. */
+export function EnumField(options: FieldDocs & { values: readonly string[] }) {
+  return field(options, { enum: [...options.values] }, [IsString(), IsIn([...options.values], { message: `must be one of ${options.values.join(', ')}` })]);
+}
+
+export function BooleanField(options: FieldDocs = {}) {
+  return field(options, { type: Boolean }, [IsBoolean()]);
+}
+
+/**
+ * The documentation, the presence rule, then the field's own rules, applied as if written in that
+ * order on the property (TypeScript applies property decorators bottom-up, so the list is reversed).
+ */
+function field(docs: FieldDocs, schema: ApiPropertyOptions, rules: PropertyDecorator[]): PropertyDecorator {
+  const presence = docs.presence ?? 'optional';
+  const documented = {
+    ...schema,
+    ...(docs.description === undefined ? {} : { description: docs.description }),
+    ...(docs.example === undefined ? {} : { example: docs.example }),
+  } as ApiPropertyOptions;
+  const documentation =
+    presence === 'required' ? ApiProperty(documented) : ApiPropertyOptional({ ...documented, ...(presence === 'nullable' ? { nullable: true } : {}) } as ApiPropertyOptions);
+  const presenceRule = presence === 'required' ? Required() : Optional({ nullable: presence === 'nullable' });
+  return applyDecorators(...[documentation, presenceRule, ...rules].reverse());
+}
