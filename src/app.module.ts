@@ -16,6 +16,7 @@ import { DirectoryModule } from './modules/directory/directory.module';
 import { ExpertSuitesModule } from './modules/expert-suites/expert-suites.module';
 import { HealthModule } from './modules/health/health.module';
 import { QuotaModule } from './modules/quota/quota.module';
+import { UploadsModule } from './modules/uploads/uploads.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -41,6 +42,7 @@ export class AppModule {
         HealthModule,
         DirectoryModule,
         ExpertSuitesModule,
+        UploadsModule,
         QuotaModule,
         ...extraModules,
       ],

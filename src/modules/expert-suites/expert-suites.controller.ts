@@ -13,7 +13,7 @@ import { ExpertSuitePageDto } from './dto/expert-suite-page.dto';
 import { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
 import { UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
 import { ExpertSuitesService } from './expert-suites.service';
-import { publicBaseUrl } from './uploads/public-base-url';
+import { publicBaseUrl } from '../uploads/public-base-url';
 import { ExpertSuitesScope } from './expert-suites.scopes';
 
 const ETAG_HEADER = { ETag: { description: 'The strong entity tag of the suite: its revision in quotes ("3").', schema: { type: 'string' } } };

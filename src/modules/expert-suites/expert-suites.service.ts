@@ -14,9 +14,9 @@ import { UpdateExpertSuiteDto, type ConnectorRefInputDto } from './dto/update-ex
 import { toExpertSuiteDto, type ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { canTransition } from './suite-status';
 import { fitsOneStatement, normalizedConnectorRefs, suitePageStatement, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
-import type { PackageConnectorRef, PackageContents } from './uploads/package-contents';
-import { UploadLookupService } from './uploads/upload-lookup.service';
-import { uploadContentPath } from './uploads/upload-kind';
+import type { PackageConnectorRef, PackageContents } from '../uploads/package-contents';
+import { UploadLookupService } from '../uploads/upload-lookup.service';
+import { uploadContentPath } from '../uploads/upload-kind';
 
 type SuiteData = Prisma.ExpertSuiteUncheckedUpdateManyInput;
 

@@ -2,11 +2,11 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import * as yauzl from 'yauzl';
-import { AppError } from '../../../common/errors/app-error';
-import { findInJson } from '../../../common/json/find-in-json';
-import { exceedsNestingDepth, MAX_JSON_NESTING } from '../../../common/json/nesting-depth';
-import { codePointLength, isBlank } from '../../../common/validation/field-rules';
-import { isStorableText } from '../../../common/validation/storable-text';
+import { AppError } from '../../common/errors/app-error';
+import { findInJson } from '../../common/json/find-in-json';
+import { exceedsNestingDepth, MAX_JSON_NESTING } from '../../common/json/nesting-depth';
+import { codePointLength, isBlank } from '../../common/validation/field-rules';
+import { isStorableText } from '../../common/validation/storable-text';
 import type { PackageConnectorRef, PackageContents, PackageDocument } from './package-contents';
 
 /** Limits a package must keep; see docs/uploads.md. */

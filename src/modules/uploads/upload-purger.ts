@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Clock } from '../../../common/clock';
-import { PeriodicJobs } from '../../../common/scheduling/periodic-jobs';
-import { AppConfig } from '../../../config/app-config';
-import { PrismaService } from '../../../database/prisma.service';
-import { Prisma } from '../../../generated/prisma/client';
+import { Clock } from '../../common/clock';
+import { PeriodicJobs } from '../../common/scheduling/periodic-jobs';
+import { AppConfig } from '../../config/app-config';
+import { PrismaService } from '../../database/prisma.service';
+import { Prisma } from '../../generated/prisma/client';
 import { UploadStorage } from './upload-storage';
 
 const BATCH_SIZE = 500;

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '../../../database/transaction-host';
+import { TransactionHost } from '../../database/transaction-host';
 import { createHash, randomUUID } from 'node:crypto';
-import { Clock } from '../../../common/clock';
-import { AppError } from '../../../common/errors/app-error';
-import { ErrorCode } from '../../../common/errors/error-code';
-import { AppConfig } from '../../../config/app-config';
-import type { Prisma, Upload } from '../../../generated/prisma/client';
+import { Clock } from '../../common/clock';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import { AppConfig } from '../../config/app-config';
+import type { Prisma, Upload } from '../../generated/prisma/client';
 import type { UploadDto } from './dto/upload.dto';
 import { detectIconType } from './icon-type';
 import type { PackageContents } from './package-contents';

@@ -1,4 +1,4 @@
-import { EnumField } from '../../../../common/validation/fields';
+import { EnumField } from '../../../common/validation/fields';
 import { UPLOAD_KINDS, type UploadKind } from '../upload-kind';
 
 /** The text fields of the multipart upload form (the file itself is the part named `file`). */

@@ -1,5 +1,5 @@
-import { AppError } from '../../../common/errors/app-error';
-import { breakCrc, buildZip, packageEntries, renameEntry, withCp437Names, type ZipEntry } from '../../../../test/support/zip-builder';
+import { AppError } from '../../common/errors/app-error';
+import { breakCrc, buildZip, packageEntries, renameEntry, withCp437Names, type ZipEntry } from '../../../test/support/zip-builder';
 import { readPackage } from './package-reader';
 
 async function refusal(entries: ZipEntry[] | Buffer): Promise<unknown> {

@@ -1,8 +1,8 @@
 import { BadRequestException, CallHandler, ExecutionContext, Injectable, NestInterceptor, PayloadTooLargeException } from '@nestjs/common';
 import { catchError, throwError, type Observable } from 'rxjs';
-import { AppError } from '../../../common/errors/app-error';
-import { ErrorCode } from '../../../common/errors/error-code';
-import { AppConfig } from '../../../config/app-config';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import { AppConfig } from '../../config/app-config';
 
 /** The largest file multer accepts; the limit of the upload's kind is checked once the form is read. */
 export function largestUploadBytes(config: AppConfig): number {

@@ -11,18 +11,18 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public, RequireScope } from '../../../common/auth/auth.decorators';
-import { CurrentPrincipal, type Principal } from '../../../common/auth/principal';
-import { ApiErrorResponses } from '../../../common/errors/api-error-responses.decorator';
-import { ErrorCode } from '../../../common/errors/error-code';
-import { AcceptsMultipart } from '../../../common/http/json-body.guard';
-import { UuidParamPipe } from '../../../common/validation/uuid-param.pipe';
+import { Public, RequireScope } from '../../common/auth/auth.decorators';
+import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
+import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
+import { ErrorCode } from '../../common/errors/error-code';
+import { AcceptsMultipart } from '../../common/http/json-body.guard';
+import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
 import { CreateUploadFormDto } from './dto/create-upload.dto';
 import { UploadDto } from './dto/upload.dto';
 import { UPLOAD_KINDS } from './upload-kind';
 import { MultipartErrorsInterceptor } from './multipart-errors.interceptor';
 import { UploadsService, type ReceivedFile } from './uploads.service';
-import { ExpertSuitesScope } from '../expert-suites.scopes';
+import { ExpertSuitesScope } from '../expert-suites/expert-suites.scopes';
 
 // Nothing in an icon may run: no script, no plugin, no navigation, even when opened directly.
 const ICON_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '../../../database/transaction-host';
-import { AppError } from '../../../common/errors/app-error';
-import { ErrorCode } from '../../../common/errors/error-code';
-import type { Upload } from '../../../generated/prisma/client';
+import { TransactionHost } from '../../database/transaction-host';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import type { Upload } from '../../generated/prisma/client';
 import type { UploadKind } from './upload-kind';
 
 /**

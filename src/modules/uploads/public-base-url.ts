@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { AppConfig } from '../../../config/app-config';
+import type { AppConfig } from '../../config/app-config';
 
 /**
  * The address clients reach the service at, for the URLs it hands out (icon_url). PUBLIC_BASE_URL
