@@ -320,6 +320,27 @@ describe('uploads and applying them to expert suites', () => {
       }
     });
 
+    it('stores no address for an uploaded icon: each answer builds it from the instance\'s PUBLIC_BASE_URL or the request', async () => {
+      const created = await upload('icon', PNG, 'icon.png').expect(201);
+      const suite = await newSuite();
+      await patch(suite.id, { icon_upload_id: created.body.upload_id }).expect(200);
+      const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
+      expect({ iconUrl: stored.iconUrl, iconUploadId: stored.iconUploadId }).toEqual({ iconUrl: '', iconUploadId: created.body.upload_id });
+
+      const moved = await startTestApp(database, { PUBLIC_BASE_URL: 'https://moved.example.com', UPLOAD_DIR: uploadDir });
+      try {
+        const read = await moved.http().get(suitePath(suite.id)).set('Authorization', tenant.bearer).expect(200);
+        expect(read.body.icon_url).toBe(`https://moved.example.com${UPLOADS}/${created.body.upload_id}/content`);
+        // Naming the same icon again changes nothing, whichever address the answer shows.
+        const again = await moved.http().patch(suitePath(suite.id)).set('Authorization', tenant.bearer).send({ icon_upload_id: created.body.upload_id }).expect(200);
+        expect(again.body.revision).toBe(read.body.revision);
+      } finally {
+        await moved.close();
+      }
+      const viaRequest = await testApp.http().get(suitePath(suite.id)).set('Authorization', tenant.bearer).set('Host', 'admin.internal:8080').expect(200);
+      expect(viaRequest.body.icon_url).toBe(`http://admin.internal:8080${UPLOADS}/${created.body.upload_id}/content`);
+    });
+
     it('does not serve packages or unknown ids', async () => {
       const pkg = created201(await uploadPackage(packageEntries()));
       expectErrorBody(await testApp.http().get(`${UPLOADS}/${pkg.body.upload_id}/content`), 404, 'NOT_FOUND', 'not_found');

@@ -108,7 +108,8 @@ export class AdminService {
       },
       include: { marketItem: true },
     });
-    return toExpertSuiteDto(suite);
+    // A new suite has no uploaded icon, so no address to build: no base URL is needed.
+    return toExpertSuiteDto(suite, '');
   }
 
   async setSubscriptionAnchor(organizationId: string, anchor: string): Promise<{ organization_id: string; anchor_at: string }> {

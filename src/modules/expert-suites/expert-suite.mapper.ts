@@ -1,10 +1,15 @@
 import type { ExpertSuite, MarketItem } from '../../generated/prisma/client';
+import { uploadContentPath } from '../uploads/upload-kind';
 import type { ConnectorRefDto, ExpertSuiteDto } from './dto/expert-suite.dto';
 
 export type ExpertSuiteWithMarketItem = ExpertSuite & { marketItem: MarketItem | null };
 
-/** The wire form: snake_case, int64 as JSON numbers, UTC ISO date-times. */
-export function toExpertSuiteDto(suite: ExpertSuiteWithMarketItem): ExpertSuiteDto {
+/**
+ * The wire form: snake_case, int64 as JSON numbers, UTC ISO date-times. An uploaded icon's address
+ * is built here, when the answer is written, from the address clients reach the service at
+ * (`publicBaseUrl`): it is never stored, so it follows PUBLIC_BASE_URL and the proxy in front.
+ */
+export function toExpertSuiteDto(suite: ExpertSuiteWithMarketItem, publicBaseUrl: string): ExpertSuiteDto {
   return {
     id: suite.id,
     name: suite.name,
@@ -25,7 +30,7 @@ export function toExpertSuiteDto(suite: ExpertSuiteWithMarketItem): ExpertSuiteD
     connectors: (suite.connectors as object[] | null) ?? null,
     connector_refs: (suite.connectorRefs as ConnectorRefDto[] | null) ?? null,
     has_package: suite.hasPackage,
-    icon_url: suite.iconUrl,
+    icon_url: suite.iconUploadId === null ? suite.iconUrl : `${publicBaseUrl}${uploadContentPath(suite.iconUploadId)}`,
     readme_content: suite.readmeContent,
     readme_content_cn: suite.readmeContentCn,
     revision: Number(suite.revision),

@@ -12,8 +12,9 @@ import { ExpertSuiteDto } from './dto/expert-suite.dto';
 import { ExpertSuitePageDto } from './dto/expert-suite-page.dto';
 import { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
 import { UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
+import { toExpertSuiteDto } from './expert-suite.mapper';
 import { ExpertSuitesService } from './expert-suites.service';
-import { publicBaseUrl } from '../uploads/public-base-url';
+import { publicBaseUrl } from '../../common/http/public-base-url';
 import { ExpertSuitesScope } from './expert-suites.scopes';
 
 const ETAG_HEADER = { ETag: { description: 'The strong entity tag of the suite: its revision in quotes ("3").', schema: { type: 'string' } } };
@@ -68,7 +69,7 @@ export class ExpertSuitesController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ExpertSuiteDto> {
-    const suite = await this.expertSuites.update(principal.organizationId, resourceId, body, publicBaseUrl(this.config, request), parseIfMatch(ifMatch));
+    const suite = toExpertSuiteDto(await this.expertSuites.update(principal.organizationId, resourceId, body, parseIfMatch(ifMatch)), publicBaseUrl(this.config, request));
     response.setHeader('ETag', revisionETag(suite.revision));
     return suite;
   }
@@ -94,9 +95,10 @@ export class ExpertSuitesController {
   async get(
     @Param('resourceId', UuidParamPipe) resourceId: string,
     @CurrentPrincipal() principal: Principal,
+    @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ExpertSuiteDto> {
-    const suite = await this.expertSuites.get(principal.organizationId, resourceId);
+    const suite = toExpertSuiteDto(await this.expertSuites.get(principal.organizationId, resourceId), publicBaseUrl(this.config, request));
     // Express answers 304 itself when If-None-Match matches this tag (weak comparison, RFC 9110).
     response.setHeader('ETag', revisionETag(suite.revision));
     return suite;
@@ -117,7 +119,9 @@ export class ExpertSuitesController {
     ErrorCode.VALIDATION_FAILED,
     'A query parameter is invalid (an unknown status, page_size outside 1–100, a page_token of another query, an unknown parameter); details names it.',
   ])
-  list(@CurrentPrincipal() principal: Principal, @Query() query: ListExpertSuitesQueryDto): Promise<ExpertSuitePageDto> {
-    return this.expertSuites.list(principal.organizationId, query);
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListExpertSuitesQueryDto, @Req() request: Request): Promise<ExpertSuitePageDto> {
+    const page = await this.expertSuites.list(principal.organizationId, query);
+    const baseUrl = publicBaseUrl(this.config, request);
+    return { items: page.items.map((suite) => toExpertSuiteDto(suite, baseUrl)), next_page_token: page.next_page_token };
   }
 }

@@ -7,16 +7,13 @@ import { Prisma } from '../../generated/prisma/client';
 import { revisionETag, type RevisionPrecondition } from '../../common/http/entity-tags';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { decodePageToken, encodePageToken } from '../../common/pagination/page-token';
-import type { ExpertSuiteDto } from './dto/expert-suite.dto';
-import type { ExpertSuitePageDto } from './dto/expert-suite-page.dto';
 import type { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
 import { UpdateExpertSuiteDto, type ConnectorRefInputDto } from './dto/update-expert-suite.dto';
-import { toExpertSuiteDto, type ExpertSuiteWithMarketItem } from './expert-suite.mapper';
+import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { canTransition } from './suite-status';
 import { fitsOneStatement, normalizedConnectorRefs, suitePageStatement, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
 import type { PackageConnectorRef, PackageContents } from '../uploads/package-contents';
 import { UploadLookupService } from '../uploads/upload-lookup.service';
-import { uploadContentPath } from '../uploads/upload-kind';
 
 type SuiteData = Prisma.ExpertSuiteUncheckedUpdateManyInput;
 
@@ -47,18 +44,17 @@ export class ExpertSuitesService {
     organizationId: string,
     suiteId: string,
     body: UpdateExpertSuiteDto,
-    publicBaseUrl: string,
     precondition?: RevisionPrecondition,
-  ): Promise<ExpertSuiteDto> {
+  ): Promise<ExpertSuiteWithMarketItem> {
     refuseConflictingFields(body);
     const { expected, revisionCheck } = expectedRevision(body, precondition);
-    if (fitsOneStatement(expected)) return this.updateInOneStatement(organizationId, suiteId, expected, publicBaseUrl, revisionCheck);
-    return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, expected, publicBaseUrl, revisionCheck));
+    if (fitsOneStatement(expected)) return this.updateInOneStatement(organizationId, suiteId, expected, revisionCheck);
+    return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, expected, revisionCheck));
   }
 
-  /** One suite as PATCH returns it. */
-  async get(organizationId: string, suiteId: string): Promise<ExpertSuiteDto> {
-    return toExpertSuiteDto(await this.readSuite(organizationId, suiteId));
+  /** One suite, as PATCH returns it. */
+  get(organizationId: string, suiteId: string): Promise<ExpertSuiteWithMarketItem> {
+    return this.readSuite(organizationId, suiteId);
   }
 
   /**
@@ -66,7 +62,7 @@ export class ExpertSuitesService {
    * one indexed statement per page (keyset pagination, as for departments: suites created while a
    * client pages through come after the pages it has read).
    */
-  async list(organizationId: string, query: ListExpertSuitesQueryDto): Promise<ExpertSuitePageDto> {
+  async list(organizationId: string, query: ListExpertSuitesQueryDto): Promise<{ items: ExpertSuiteWithMarketItem[]; next_page_token: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const tokenQuery = ['expert-suites', organizationId, query.status ?? '', query.category_id ?? ''];
     const position = query.page_token === undefined ? undefined : decodePageToken(tokenQuery, query.page_token);
@@ -77,30 +73,30 @@ export class ExpertSuitesService {
     const page = rows.slice(0, pageSize).map(suiteRowToModel);
     const last = page[page.length - 1];
     return {
-      items: page.map(toExpertSuiteDto),
+      items: page,
       next_page_token: rows.length > pageSize ? encodePageToken(tokenQuery, { after: String(last.createdAt.getTime()), id: last.id }) : null,
     };
   }
 
-  private async updateInOneStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string, revisionCheck: RevisionCheck): Promise<ExpertSuiteDto> {
+  private async updateInOneStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, revisionCheck: RevisionCheck): Promise<ExpertSuiteWithMarketItem> {
     for (let attempt = 1; ; attempt++) {
       const now = this.clock.now();
       const statement = suiteUpdateStatement(organizationId, suiteId, body, now);
       if (statement) {
         const [updated] = await this.txHost.tx.$queryRaw<UpdatedSuiteRow[]>(statement);
-        if (updated) return toExpertSuiteDto(await this.withCurrentMarketItem(updated));
+        if (updated) return this.withCurrentMarketItem(updated);
       }
       // Nothing was written: the suite as it is now says why, with the same checks in the same
       // order as a PATCH applied in a transaction.
       const suite = await this.readSuite(organizationId, suiteId);
       checkExpectedRevision(body.expected_revision, suite.revision, revisionCheck.code, revisionCheck.field, 'suite');
-      const changes = await this.suiteChanges(suite, body, publicBaseUrl, now);
-      if (Object.keys(changes).length === 0) return toExpertSuiteDto(suite);
+      const changes = await this.suiteChanges(suite, body, now);
+      if (Object.keys(changes).length === 0) return suite;
       if (attempt === MAX_ONE_STATEMENT_ATTEMPTS) throw concurrentChange(revisionCheck.code, revisionCheck.field);
     }
   }
 
-  private async updateInTransaction(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, publicBaseUrl: string, revisionCheck: RevisionCheck): Promise<ExpertSuiteDto> {
+  private async updateInTransaction(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, revisionCheck: RevisionCheck): Promise<ExpertSuiteWithMarketItem> {
     const tx = this.txHost.tx;
     const now = this.clock.now();
     // Writers of one suite (on any instance) queue on its row lock, so that a PATCH without
@@ -120,9 +116,9 @@ export class ExpertSuitesService {
     );
 
     const categoryId = await this.categoryChange(suite, body);
-    const changes = await this.suiteChanges(suite, body, publicBaseUrl, now);
+    const changes = await this.suiteChanges(suite, body, now);
 
-    if (Object.keys(changes).length === 0 && categoryId === undefined) return toExpertSuiteDto(suite);
+    if (Object.keys(changes).length === 0 && categoryId === undefined) return suite;
 
     // Any change, the category included, is a new revision of the suite (docs/expert-suites.md).
     const { count } = await tx.expertSuite.updateMany({
@@ -131,7 +127,7 @@ export class ExpertSuitesService {
     });
     if (count !== 1) throw concurrentChange(revisionCheck.code, revisionCheck.field);
     if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);
-    return toExpertSuiteDto(await this.readSuite(organizationId, suiteId));
+    return this.readSuite(organizationId, suiteId);
   }
 
   /**
@@ -184,7 +180,7 @@ export class ExpertSuitesService {
   }
 
   /** The suite columns this PATCH changes; a value equal to the stored one is not a change. */
-  private async suiteChanges(suite: ExpertSuiteWithMarketItem, body: UpdateExpertSuiteDto, publicBaseUrl: string, now: Date): Promise<SuiteData> {
+  private async suiteChanges(suite: ExpertSuiteWithMarketItem, body: UpdateExpertSuiteDto, now: Date): Promise<SuiteData> {
     const wanted: SuiteData = {};
     if (body.display_name !== undefined) wanted.displayName = body.display_name;
     if (body.display_name_cn !== undefined) wanted.displayNameCn = body.display_name_cn;
@@ -216,7 +212,8 @@ export class ExpertSuitesService {
 
     if (body.icon_upload_id !== undefined) {
       const icon = await this.uploads.findUsable(suite.organizationId, body.icon_upload_id, 'icon', 'icon_upload_id', now);
-      wanted.iconUrl = `${publicBaseUrl}${uploadContentPath(icon.id)}`;
+      // The address is built when an answer is written (toExpertSuiteDto), never stored.
+      wanted.iconUrl = '';
       wanted.iconUploadId = icon.id;
     } else if (body.icon_url !== undefined) {
       wanted.iconUrl = body.icon_url;
