@@ -1,5 +1,6 @@
 import { API_KEY_REVOKED_CHANNEL } from '../common/auth/api-key-revocations';
 import { generateApiKeyToken } from '../common/auth/api-key-token';
+import { Clock } from '../common/clock';
 import type { PrismaClient } from '../generated/prisma/client';
 import { isUniqueViolation } from '../database/prisma-errors';
 import type { ExpertSuiteDto } from '../modules/expert-suites/dto/expert-suite.dto';
@@ -23,13 +24,16 @@ export class AdminError extends Error {}
  * API keys, and the records the API acts on. Used by the CLI and the demo bootstrap.
  */
 export class AdminService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly clock: Clock = new Clock(),
+  ) {}
 
   /** A new organization gets a subscription anchored at its creation time. */
   async createOrganization(name: string): Promise<{ id: string; name: string }> {
     const trimmed = requireText(name, 'name', 255);
     const organization = await this.prisma.organization.create({
-      data: { name: trimmed, subscription: { create: { anchorAt: new Date() } } },
+      data: { name: trimmed, subscription: { create: { anchorAt: this.clock.now() } } },
     });
     return { id: organization.id, name: organization.name };
   }
@@ -118,7 +122,7 @@ export class AdminService {
     const subscription = await this.prisma.subscription.upsert({
       where: { organizationId },
       create: { organizationId, anchorAt },
-      update: { anchorAt, updatedAt: new Date() },
+      update: { anchorAt, updatedAt: this.clock.now() },
     });
     return { organization_id: organizationId, anchor_at: subscription.anchorAt.toISOString() };
   }

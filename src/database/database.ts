@@ -6,6 +6,7 @@ import { applyMigrations, defaultMigrationsDir, readMigrations } from './migrato
 import { listenOnPGlite, listenOnPostgres, type NotificationHandlers, type NotificationSubscription, Subscriptions } from './notifications';
 import { PostgresPool } from './postgres-pool';
 import { pgliteSession, pgSession } from './sql-session';
+import { withSessionAdvisoryLock } from './locks';
 
 export type DatabaseKind = 'postgres' | 'embedded';
 
@@ -53,12 +54,7 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
     async migrate(migrationsDir = defaultMigrationsDir()) {
       const client = await pool.connect();
       try {
-        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-        try {
-          return await applyMigrations(pgSession(client), readMigrations(migrationsDir));
-        } finally {
-          await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
-        }
+        return await withSessionAdvisoryLock(client, MIGRATION_LOCK_ID, () => applyMigrations(pgSession(client), readMigrations(migrationsDir)));
       } finally {
         client.release();
       }

@@ -3,6 +3,7 @@ import { TransactionHost } from '../../database/transaction-host';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../database/prisma.service';
 import { Clock } from '../clock';
+import { RowLock, tryTransactionAdvisoryLock } from '../../database/locks';
 
 export interface StoredResponse {
   fingerprint: string;
@@ -46,7 +47,7 @@ export class IdempotencyStore {
         WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND expires_at > ${this.clock.now()})
       SELECT fingerprint, "statusCode", "responseBody", NULL::boolean AS locked FROM live
       UNION ALL
-      SELECT NULL, NULL, NULL, pg_try_advisory_xact_lock(hashtextextended(${idempotencyLockName(apiKeyId, key)}, 0))
+      SELECT NULL, NULL, NULL, ${tryTransactionAdvisoryLock(idempotencyLockName(apiKeyId, key))}
       WHERE NOT EXISTS (SELECT 1 FROM live)`;
     const row = rows[0];
     if (row.locked === null) return { kind: 'stored', response: { fingerprint: row.fingerprint, statusCode: row.statusCode, responseBody: row.responseBody } };
@@ -93,7 +94,7 @@ export class IdempotencyStore {
       const deleted = await this.prisma.$executeRaw`
         DELETE FROM idempotency_records WHERE id IN (
           SELECT id FROM idempotency_records WHERE expires_at <= ${this.clock.now()}
-          ORDER BY expires_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)`;
+          ORDER BY expires_at LIMIT ${batchSize} ${RowLock.forUpdateSkipLocked()})`;
       total += deleted;
       if (deleted < batchSize) return total;
     }

@@ -14,6 +14,7 @@ import { canTransition } from './suite-status';
 import { fitsOneStatement, normalizedConnectorRefs, suitePageStatement, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
 import type { PackageConnectorRef, PackageContents } from '../uploads/package-contents';
 import { UploadLookupService } from '../uploads/upload-lookup.service';
+import { RowLock } from '../../database/locks';
 
 type SuiteData = Prisma.ExpertSuiteUncheckedUpdateManyInput;
 
@@ -103,7 +104,7 @@ export class ExpertSuitesService {
     // expected_revision applies on top of the one before it instead of failing; the writes below are
     // still compare-and-set on the revision that was read. The read is a statement of its own, after
     // the lock: its snapshot then sees the market item as the previous writer committed it.
-    await tx.$queryRaw`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid FOR UPDATE`;
+    await tx.$queryRaw`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid ${RowLock.forUpdate}`;
     const suite = await this.readSuite(organizationId, suiteId);
 
     checkExpectedRevision(body.expected_revision, suite.revision, revisionCheck.code, revisionCheck.field, 'suite');

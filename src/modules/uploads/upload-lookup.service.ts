@@ -4,6 +4,7 @@ import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import type { Upload } from '../../generated/prisma/client';
 import type { UploadKind } from './upload-kind';
+import { RowLock } from '../../database/locks';
 
 /**
  * Finds an upload a PATCH names (upload_id, icon_upload_id), in the caller's transaction. Another
@@ -23,7 +24,7 @@ export class UploadLookupService {
   async findUsable(organizationId: string, uploadId: string, kind: UploadKind, field: string, now: Date): Promise<Upload> {
     const tx = this.txHost.tx;
     const locked = await tx.$queryRaw<Array<{ id: string }>>`
-      SELECT id FROM uploads WHERE id = ${uploadId}::uuid AND organization_id = ${organizationId}::uuid FOR SHARE`;
+      SELECT id FROM uploads WHERE id = ${uploadId}::uuid AND organization_id = ${organizationId}::uuid ${RowLock.forShare}`;
     const upload = locked.length === 0 ? null : await tx.upload.findUnique({ where: { id: uploadId } });
     if (!upload) {
       throw new AppError(ErrorCode.UPLOAD_NOT_FOUND, `${field}: no upload with this id exists for the organization.`, {

@@ -5,6 +5,7 @@ import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../database/prisma.service';
 import { Prisma } from '../../generated/prisma/client';
 import { UploadStorage } from './upload-storage';
+import { RowLock } from '../../database/locks';
 
 const BATCH_SIZE = 500;
 
@@ -68,7 +69,7 @@ export class UploadPurger implements OnApplicationBootstrap {
         SELECT u.id FROM uploads u
         WHERE u.expires_at <= ${now} AND ${NOT_NEEDED}
         ORDER BY u.expires_at LIMIT ${batchSize}
-        FOR UPDATE OF u SKIP LOCKED`;
+        ${RowLock.forUpdateSkipLocked('u')}`;
       if (candidates.length === 0) return { selected: 0, storageKeys: [] };
       const ids = Prisma.join(candidates.map(({ id }) => Prisma.sql`${id}::uuid`));
       const deleted = await tx.$queryRaw<Array<{ storage_key: string }>>`

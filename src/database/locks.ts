@@ -1,0 +1,35 @@
+import { Prisma } from '../generated/prisma/client';
+
+/**
+ * The PostgreSQL lock idioms of the service, in one place: what each one is for, and the statements
+ * use these fragments rather than spelling the clauses out.
+ */
+export const RowLock = {
+  /** Writers of one row queue here, on every instance, until the holder's transaction ends. */
+  forUpdate: Prisma.raw('FOR UPDATE'),
+  /** A reader keeps the row from being deleted or changed until its transaction ends (a FOR UPDATE waits for it). */
+  forShare: Prisma.raw('FOR SHARE'),
+  /**
+   * Batch jobs: each takes only rows nobody holds, so instances running the same job at once take
+   * disjoint rows and never wait on each other or on a request. `of` names the table to lock in a join.
+   */
+  forUpdateSkipLocked: (of?: string) => Prisma.raw(of === undefined ? 'FOR UPDATE SKIP LOCKED' : `FOR UPDATE OF ${of} SKIP LOCKED`),
+};
+
+/**
+ * An advisory lock on `name` held until the transaction ends, taken without waiting: the SQL
+ * expression is true when this transaction got it, false when another holds it.
+ */
+export function tryTransactionAdvisoryLock(name: string): Prisma.Sql {
+  return Prisma.sql`pg_try_advisory_xact_lock(hashtextextended(${name}, 0))`;
+}
+
+/** Holds a session advisory lock `id` on `client` while `work` runs (waiting for it first): one holder at a time, across instances. */
+export async function withSessionAdvisoryLock<T>(client: { query(text: string, values: unknown[]): Promise<unknown> }, id: number, work: () => Promise<T>): Promise<T> {
+  await client.query('SELECT pg_advisory_lock($1)', [id]);
+  try {
+    return await work();
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [id]);
+  }
+}
