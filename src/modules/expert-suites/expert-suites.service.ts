@@ -10,13 +10,13 @@ import { decodePageToken, encodePageToken } from '../../common/pagination/page-t
 import type { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
 import { UpdateExpertSuiteDto, type ConnectorRefInputDto } from './dto/update-expert-suite.dto';
 import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
+import { withoutUnchanged, type SuiteData } from './suite-changes';
 import { canTransition } from './suite-status';
 import { fitsOneStatement, normalizedConnectorRefs, suitePageStatement, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
 import type { PackageConnectorRef, PackageContents } from '../uploads/package-contents';
 import { UploadLookupService } from '../uploads/upload-lookup.service';
 import { RowLock } from '../../database/locks';
 
-type SuiteData = Prisma.ExpertSuiteUncheckedUpdateManyInput;
 
 interface PackageState {
   hasPackage: boolean;
@@ -320,25 +320,3 @@ function packageColumns(contents: PackageContents, uploadId: string, takeConnect
   };
 }
 
-function withoutUnchanged(suite: ExpertSuiteWithMarketItem, wanted: SuiteData): SuiteData {
-  const changes: SuiteData = {};
-  for (const [column, value] of Object.entries(wanted) as [keyof SuiteData, unknown][]) {
-    if (!sameValue(suite[column as keyof ExpertSuiteWithMarketItem], value)) (changes as Record<string, unknown>)[column] = value;
-  }
-  return changes;
-}
-
-function sameValue(stored: unknown, value: unknown): boolean {
-  if (value === Prisma.DbNull) return stored === null;
-  if (typeof stored === 'bigint' || typeof value === 'bigint') return stored === value;
-  return canonicalJson(stored ?? null) === canonicalJson(value ?? null);
-}
-
-// jsonb does not keep key order, so objects are compared with their keys sorted.
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    item !== null && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  );
-}

@@ -1,0 +1,67 @@
+import { Logger, NotFoundException, PayloadTooLargeException, type ArgumentsHost } from '@nestjs/common';
+import { Prisma } from '../../generated/prisma/client';
+import { DatabaseOutageLog } from '../../database/outage-log';
+import { DatabaseBusyError } from '../../database/postgres-pool';
+import { Clock } from '../clock';
+import { AllExceptionsFilter } from './all-exceptions.filter';
+import { AppError } from './app-error';
+import { ErrorCode } from './error-code';
+
+/** What the filter wrote: status, headers and body, through the few response methods it uses. */
+function answer(exception: unknown, headersSent = false) {
+  const written: { status?: number; body?: Record<string, unknown>; headers: Record<string, string> } = { headers: {} };
+  const response = {
+    headersSent,
+    getHeader: () => 'request-1',
+    setHeader: (name: string, value: string) => (written.headers[name] = value),
+    status(status: number) {
+      written.status = status;
+      return this;
+    },
+    json: (body: Record<string, unknown>) => (written.body = body),
+  };
+  const request = { method: 'GET', path: '/x' };
+  const host = { switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }) } as unknown as ArgumentsHost;
+  new AllExceptionsFilter(new DatabaseOutageLog(new Clock())).catch(exception, host);
+  return written;
+}
+
+const known = (code: string, meta?: Record<string, unknown>) => new Prisma.PrismaClientKnownRequestError('failed', { code, clientVersion: 'test', meta });
+
+describe('AllExceptionsFilter: every failure in the error body', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => Logger.overrideLogger(['error', 'warn', 'log']));
+
+  it('answers an AppError as it is, with its details and headers', () => {
+    const error = new AppError(ErrorCode.REVISION_CONFLICT, 'stale', { field: 'expected_revision', reason: 'revision_mismatch', suggestion: '3' }, { 'X-Extra': '1' });
+    expect(answer(error)).toEqual({
+      status: 409,
+      headers: { 'X-Extra': '1' },
+      body: { code: 'REVISION_CONFLICT', error: 'conflict', detail: 'stale', details: { field: 'expected_revision', reason: 'revision_mismatch', suggestion: '3' } },
+    });
+  });
+
+  it.each([
+    ['an unknown route (Nest NotFoundException)', new NotFoundException(), 404, 'NOT_FOUND', {}],
+    ['a body over the limit (PayloadTooLargeException)', new PayloadTooLargeException(), 413, 'PAYLOAD_TOO_LARGE', {}],
+    ['a busy pool', new DatabaseBusyError(5000), 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '1' }],
+    ['an unreachable database', known('P1001'), 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '5' }],
+    ['text the database cannot store', known('P2010', { driverAdapterError: { cause: { kind: 'postgres', code: '22021' } } }), 400, 'VALIDATION_FAILED', {}],
+    ['a bug', new TypeError("Cannot read properties of undefined (reading 'secret_column')"), 500, 'INTERNAL_ERROR', {}],
+    ['a thrown string', 'boom', 500, 'INTERNAL_ERROR', {}],
+  ])('maps %s to %i %s', (_case, exception, status, code, headers) => {
+    const written = answer(exception);
+    expect({ status: written.status, code: written.body?.code, headers: written.headers }).toEqual({ status, code, headers });
+    expect(typeof written.body?.detail).toBe('string');
+  });
+
+  it('leaks nothing of an unexpected error: no message, stack or SQL in the body', () => {
+    const written = answer(new Error('relation "secret_table" does not exist at SELECT * FROM secret_table'));
+    expect(JSON.stringify(written.body)).not.toMatch(/secret|SELECT|at /);
+    expect(written.body?.detail).toContain('X-Request-Id');
+  });
+
+  it('writes nothing when the answer has already started', () => {
+    expect(answer(new TypeError('late'), true)).toEqual({ headers: {} });
+  });
+});
