@@ -25,6 +25,8 @@ async function main(): Promise<void> {
     // Printed straight to the console, never through the logger: the key must not reach log storage.
     if (seed) process.stdout.write(`${describeDemoSeed(seed, baseUrl)}\n`);
   }
+  // The one line that says start-up is over (listening, and the demo seed, if any, printed).
+  logger.log('Ready: start-up complete');
 }
 
 main().catch((error: unknown) => {
