@@ -2,7 +2,7 @@ import type { Database } from '../src/database/database';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
 import { QuotaScope } from '../src/modules/quota/quota.scopes';
 import { expectErrorBody } from './support/error-body';
-import { createApiKey, createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { createApiKey, createTenant, useTwoInstances, type TestApp, type TestTenant } from './support/test-app';
 
 const PATH = '/api/openapi/v1/departments';
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -19,19 +19,12 @@ interface Department {
 }
 
 describe('reading departments: GET /departments/{id}, GET /departments', () => {
+  const instances = useTwoInstances();
   let database: Database;
   let app: TestApp;
   let otherApp: TestApp;
 
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    [app, otherApp] = await Promise.all([startTestApp(database), startTestApp(database)]);
-  });
-
-  afterAll(async () => {
-    await Promise.all([app.close(), otherApp.close()]);
-    await database.close();
-  });
+  beforeAll(() => ({ database, app, otherApp } = instances));
 
   const create = async (tenant: TestTenant, body: { name: string; parent_id?: string; external_id?: string }): Promise<Department> =>
     (await app.http().post(PATH).set('Authorization', tenant.bearer).set('Idempotency-Key', newKey()).send(body).expect(201)).body as Department;

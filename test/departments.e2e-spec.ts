@@ -1,7 +1,7 @@
 import { idempotencyLockName } from '../src/common/idempotency/idempotency.store';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
-import { createApiKey, createTenant, openTestDatabase, startTestApp, testDatabaseUrl, type TestApp, type TestTenant } from './support/test-app';
+import { createApiKey, createTenant, startTestApp, testDatabaseUrl, useTwoInstances, type TestApp, type TestTenant } from './support/test-app';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
 import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
 import { QuotaScope } from '../src/modules/quota/quota.scopes';
@@ -13,19 +13,12 @@ let keySequence = 0;
 const newKey = () => `test-key-${process.pid}-${Date.now()}-${++keySequence}`;
 
 describe('POST /api/openapi/v1/departments', () => {
+  const instances = useTwoInstances();
   let database: Database;
   let app: TestApp;
   let otherApp: TestApp;
 
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    [app, otherApp] = await Promise.all([startTestApp(database), startTestApp(database)]);
-  });
-
-  afterAll(async () => {
-    await Promise.all([app.close(), otherApp.close()]);
-    await database.close();
-  });
+  beforeAll(() => ({ database, app, otherApp } = instances));
 
   const create = (tenant: TestTenant, body: unknown, key: string = newKey(), via: TestApp = app) =>
     via.http().post(PATH).set('Authorization', tenant.bearer).set('Idempotency-Key', key).send(body as object);

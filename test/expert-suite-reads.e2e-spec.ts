@@ -3,26 +3,21 @@ import { AdminService } from '../src/admin/admin.service';
 import type { Database } from '../src/database/database';
 import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
 import { expectErrorBody } from './support/error-body';
-import { createApiKey, createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { createApiKey, createTenant, useTwoInstances, type TestApp, type TestTenant } from './support/test-app';
 
 const PATH = '/api/openapi/v1/expert-suites';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 describe('reading expert suites and conditional PATCH', () => {
+  const instances = useTwoInstances();
   let database: Database;
   let app: TestApp;
   let otherApp: TestApp;
   let admin: AdminService;
 
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    [app, otherApp] = await Promise.all([startTestApp(database), startTestApp(database)]);
+  beforeAll(() => {
+    ({ database, app, otherApp } = instances);
     admin = new AdminService(database.prisma);
-  });
-
-  afterAll(async () => {
-    await Promise.all([app.close(), otherApp.close()]);
-    await database.close();
   });
 
   const newSuite = (tenant: TestTenant) => admin.createExpertSuite(tenant.organizationId, `suite-${randomUUID().slice(0, 8)}`);

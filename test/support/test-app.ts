@@ -123,3 +123,25 @@ export function useListeningTestApp(overrides: Partial<AppConfig> = {}): Listeni
   });
   return context;
 }
+
+export interface TwoInstances {
+  database: Database;
+  /** The instance most requests go to. */
+  app: TestApp;
+  /** A second instance on the same database, as behind a load balancer. */
+  otherApp: TestApp;
+}
+
+/** For the tests of one file: a database and two app instances on it, closed after the file. */
+export function useTwoInstances(): TwoInstances {
+  const context = {} as TwoInstances;
+  beforeAll(async () => {
+    context.database = await openTestDatabase();
+    [context.app, context.otherApp] = await Promise.all([startTestApp(context.database), startTestApp(context.database)]);
+  });
+  afterAll(async () => {
+    await Promise.all([context.app.close(), context.otherApp.close()]);
+    await context.database.close();
+  });
+  return context;
+}
