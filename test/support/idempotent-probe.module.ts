@@ -4,10 +4,10 @@ import { IsString } from 'class-validator';
 import { RequireScope } from '../../src/common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
 import { AppError } from '../../src/common/errors/app-error';
-import { ErrorCode } from '../../src/common/errors/error-code';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { Required } from '../../src/common/validation/field-rules';
 import { ExpertSuitesScope } from '../../src/modules/expert-suites/expert-suites.scopes';
+import { ExpertSuitesError } from '../../src/modules/expert-suites/expert-suites.errors';
 
 export class ProbeNoteDto {
   @Required()
@@ -29,7 +29,7 @@ export class IdempotentProbeController {
   async write(@CurrentPrincipal() principal: Principal, @Param('name') name: string, @Body() body: ProbeNoteDto) {
     this.calls++;
     const category = await this.txHost.tx.category.create({ data: { organizationId: principal.organizationId, name } });
-    if (body.note === 'fail after writing') throw new AppError(ErrorCode.INVALID_STATUS_TRANSITION, 'Failed on purpose after a write.');
+    if (body.note === 'fail after writing') throw new AppError(ExpertSuitesError.INVALID_STATUS_TRANSITION, 'Failed on purpose after a write.');
     return { category_id: category.id, calls: this.calls, note: body.note };
   }
 }

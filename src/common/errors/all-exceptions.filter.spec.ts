@@ -5,7 +5,7 @@ import { DatabaseBusyError } from '../../database/postgres-pool';
 import { Clock } from '../clock';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 import { AppError } from './app-error';
-import { ErrorCode } from './error-code';
+import { ExpertSuitesError } from '../../modules/expert-suites/expert-suites.errors';
 
 /** What the filter wrote: status, headers and body, through the few response methods it uses. */
 function answer(exception: unknown, headersSent = false) {
@@ -33,7 +33,7 @@ describe('AllExceptionsFilter: every failure in the error body', () => {
   afterAll(() => Logger.overrideLogger(['error', 'warn', 'log']));
 
   it('answers an AppError as it is, with its details and headers', () => {
-    const error = new AppError(ErrorCode.REVISION_CONFLICT, 'stale', { field: 'expected_revision', reason: 'revision_mismatch', suggestion: '3' }, { 'X-Extra': '1' });
+    const error = new AppError(ExpertSuitesError.REVISION_CONFLICT, 'stale', { field: 'expected_revision', reason: 'revision_mismatch', suggestion: '3' }, { 'X-Extra': '1' });
     expect(answer(error)).toEqual({
       status: 409,
       headers: { 'X-Extra': '1' },

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import { ErrorCode, errorTypeForStatus, STATUS_BY_CODE } from './error-code';
+import { errorTypeForStatus, statusOfCode, type ErrorCode } from './error-code';
 import { ErrorBodyDto } from './error-body.dto';
 
 /** An error an operation can answer with, when, and (if the code is documented twice) its example's name. */
@@ -10,7 +10,7 @@ export type DocumentedError = [code: ErrorCode, when: string, exampleName?: stri
 export function errorResponsesByStatus(errors: readonly DocumentedError[]): Map<number, { description: string; examples: Record<string, { summary: string; value: object }> }> {
   const byStatus = new Map<number, DocumentedError[]>();
   for (const error of errors) {
-    const status = STATUS_BY_CODE[error[0]];
+    const status = statusOfCode(error[0]);
     byStatus.set(status, [...(byStatus.get(status) ?? []), error]);
   }
   return new Map(

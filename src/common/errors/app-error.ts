@@ -1,4 +1,4 @@
-import { ErrorCode, STATUS_BY_CODE } from './error-code';
+import { ErrorCode, statusOfCode } from './error-code';
 
 /**
  * Every `details.reason` the API can answer: stable snake_case words, all listed in
@@ -53,7 +53,7 @@ export class AppError extends Error {
   ) {
     super(detail);
     this.name = 'AppError';
-    this.status = STATUS_BY_CODE[code];
+    this.status = statusOfCode(code);
   }
 
   static validation(field: string, reason: FieldErrorReason, detail: string, suggestion?: string): AppError {

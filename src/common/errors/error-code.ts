@@ -1,34 +1,33 @@
 import { HttpStatus } from '@nestjs/common';
 
-/** Stable business error codes, each with its HTTP status (docs/api-conventions.md lists them). */
-export enum ErrorCode {
-  VALIDATION_FAILED = 'VALIDATION_FAILED',
-  INVALID_JSON = 'INVALID_JSON',
-  MALFORMED_REQUEST = 'MALFORMED_REQUEST',
-  REQUEST_TIMEOUT = 'REQUEST_TIMEOUT',
-  REQUEST_HEADERS_TOO_LARGE = 'REQUEST_HEADERS_TOO_LARGE',
-  IDEMPOTENCY_KEY_MISSING = 'IDEMPOTENCY_KEY_MISSING',
-  UNAUTHENTICATED = 'UNAUTHENTICATED',
-  INSUFFICIENT_SCOPE = 'INSUFFICIENT_SCOPE',
-  NOT_FOUND = 'NOT_FOUND',
-  REVISION_CONFLICT = 'REVISION_CONFLICT',
-  MARKET_ITEM_REVISION_CONFLICT = 'MARKET_ITEM_REVISION_CONFLICT',
-  DEPARTMENT_NAME_CONFLICT = 'DEPARTMENT_NAME_CONFLICT',
-  EXTERNAL_ID_CONFLICT = 'EXTERNAL_ID_CONFLICT',
-  IDEMPOTENCY_REQUEST_IN_PROGRESS = 'IDEMPOTENCY_REQUEST_IN_PROGRESS',
-  INVALID_STATUS_TRANSITION = 'INVALID_STATUS_TRANSITION',
-  PRECONDITION_FAILED = 'PRECONDITION_FAILED',
-  PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
-  UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
-  IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
-  PARENT_NOT_FOUND = 'PARENT_NOT_FOUND',
-  CATEGORY_NOT_FOUND = 'CATEGORY_NOT_FOUND',
-  UPLOAD_NOT_FOUND = 'UPLOAD_NOT_FOUND',
-  UPLOAD_NOT_USABLE = 'UPLOAD_NOT_USABLE',
-  PACKAGE_REQUIRED = 'PACKAGE_REQUIRED',
-  RATE_LIMITED = 'RATE_LIMITED',
-  INTERNAL_ERROR = 'INTERNAL_ERROR',
-  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+/** A stable business error code (docs/api-conventions.md lists them all, with their statuses). */
+export type ErrorCode = string;
+
+const statusByCode = new Map<string, number>();
+
+/**
+ * Adds a code, with the HTTP status it is answered with, to the catalog of codes and returns it.
+ * Cross-cutting codes are defined below; a module defines its own in `<module>.errors.ts`, so it
+ * adds codes without editing a shared list.
+ */
+export function defineErrorCode<const Code extends string>(code: Code, status: number): Code {
+  if (!/^[A-Z][A-Z0-9_]*$/.test(code)) throw new Error(`Error code "${code}" is not UPPER_SNAKE_CASE`);
+  const existing = statusByCode.get(code);
+  if (existing !== undefined && existing !== status) throw new Error(`Error code ${code} is defined twice`);
+  statusByCode.set(code, status);
+  return code;
+}
+
+/** The HTTP status of a defined code. */
+export function statusOfCode(code: ErrorCode): number {
+  const status = statusByCode.get(code);
+  if (status === undefined) throw new Error(`Error code ${code} is not defined (defineErrorCode)`);
+  return status;
+}
+
+/** Every defined code with its status. Filled as the modules load: import the application module first. */
+export function errorCodeCatalog(): Array<{ code: string; status: number }> {
+  return [...statusByCode].map(([code, status]) => ({ code, status })).sort((a, b) => a.status - b.status || a.code.localeCompare(b.code));
 }
 
 // RFC 6585; Nest's HttpStatus enum lacks it.
@@ -56,32 +55,20 @@ export function errorTypeForStatus(status: number): string {
   return ERROR_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
 }
 
-export const STATUS_BY_CODE: Record<ErrorCode, number> = {
-  [ErrorCode.VALIDATION_FAILED]: HttpStatus.BAD_REQUEST,
-  [ErrorCode.INVALID_JSON]: HttpStatus.BAD_REQUEST,
-  [ErrorCode.MALFORMED_REQUEST]: HttpStatus.BAD_REQUEST,
-  [ErrorCode.REQUEST_TIMEOUT]: HttpStatus.REQUEST_TIMEOUT,
-  [ErrorCode.REQUEST_HEADERS_TOO_LARGE]: REQUEST_HEADER_FIELDS_TOO_LARGE,
-  [ErrorCode.IDEMPOTENCY_KEY_MISSING]: HttpStatus.BAD_REQUEST,
-  [ErrorCode.UNAUTHENTICATED]: HttpStatus.UNAUTHORIZED,
-  [ErrorCode.INSUFFICIENT_SCOPE]: HttpStatus.FORBIDDEN,
-  [ErrorCode.NOT_FOUND]: HttpStatus.NOT_FOUND,
-  [ErrorCode.REVISION_CONFLICT]: HttpStatus.CONFLICT,
-  [ErrorCode.MARKET_ITEM_REVISION_CONFLICT]: HttpStatus.CONFLICT,
-  [ErrorCode.DEPARTMENT_NAME_CONFLICT]: HttpStatus.CONFLICT,
-  [ErrorCode.EXTERNAL_ID_CONFLICT]: HttpStatus.CONFLICT,
-  [ErrorCode.IDEMPOTENCY_REQUEST_IN_PROGRESS]: HttpStatus.CONFLICT,
-  [ErrorCode.INVALID_STATUS_TRANSITION]: HttpStatus.CONFLICT,
-  [ErrorCode.PRECONDITION_FAILED]: HttpStatus.PRECONDITION_FAILED,
-  [ErrorCode.PAYLOAD_TOO_LARGE]: HttpStatus.PAYLOAD_TOO_LARGE,
-  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-  [ErrorCode.IDEMPOTENCY_KEY_REUSED]: HttpStatus.UNPROCESSABLE_ENTITY,
-  [ErrorCode.PARENT_NOT_FOUND]: HttpStatus.UNPROCESSABLE_ENTITY,
-  [ErrorCode.CATEGORY_NOT_FOUND]: HttpStatus.UNPROCESSABLE_ENTITY,
-  [ErrorCode.UPLOAD_NOT_FOUND]: HttpStatus.UNPROCESSABLE_ENTITY,
-  [ErrorCode.UPLOAD_NOT_USABLE]: HttpStatus.UNPROCESSABLE_ENTITY,
-  [ErrorCode.PACKAGE_REQUIRED]: HttpStatus.UNPROCESSABLE_ENTITY,
-  [ErrorCode.RATE_LIMITED]: HttpStatus.TOO_MANY_REQUESTS,
-  [ErrorCode.INTERNAL_ERROR]: HttpStatus.INTERNAL_SERVER_ERROR,
-  [ErrorCode.SERVICE_UNAVAILABLE]: HttpStatus.SERVICE_UNAVAILABLE,
-};
+/** The codes of the global layers, which any operation can answer. */
+export const ErrorCode = {
+  VALIDATION_FAILED: defineErrorCode('VALIDATION_FAILED', HttpStatus.BAD_REQUEST),
+  INVALID_JSON: defineErrorCode('INVALID_JSON', HttpStatus.BAD_REQUEST),
+  MALFORMED_REQUEST: defineErrorCode('MALFORMED_REQUEST', HttpStatus.BAD_REQUEST),
+  REQUEST_TIMEOUT: defineErrorCode('REQUEST_TIMEOUT', HttpStatus.REQUEST_TIMEOUT),
+  REQUEST_HEADERS_TOO_LARGE: defineErrorCode('REQUEST_HEADERS_TOO_LARGE', REQUEST_HEADER_FIELDS_TOO_LARGE),
+  UNAUTHENTICATED: defineErrorCode('UNAUTHENTICATED', HttpStatus.UNAUTHORIZED),
+  INSUFFICIENT_SCOPE: defineErrorCode('INSUFFICIENT_SCOPE', HttpStatus.FORBIDDEN),
+  NOT_FOUND: defineErrorCode('NOT_FOUND', HttpStatus.NOT_FOUND),
+  PRECONDITION_FAILED: defineErrorCode('PRECONDITION_FAILED', HttpStatus.PRECONDITION_FAILED),
+  PAYLOAD_TOO_LARGE: defineErrorCode('PAYLOAD_TOO_LARGE', HttpStatus.PAYLOAD_TOO_LARGE),
+  UNSUPPORTED_MEDIA_TYPE: defineErrorCode('UNSUPPORTED_MEDIA_TYPE', HttpStatus.UNSUPPORTED_MEDIA_TYPE),
+  RATE_LIMITED: defineErrorCode('RATE_LIMITED', HttpStatus.TOO_MANY_REQUESTS),
+  INTERNAL_ERROR: defineErrorCode('INTERNAL_ERROR', HttpStatus.INTERNAL_SERVER_ERROR),
+  SERVICE_UNAVAILABLE: defineErrorCode('SERVICE_UNAVAILABLE', HttpStatus.SERVICE_UNAVAILABLE),
+} as const;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ErrorCode, errorTypeForStatus, STATUS_BY_CODE } from '../errors/error-code';
+import { ErrorCode, errorTypeForStatus, statusOfCode } from '../errors/error-code';
 import { REQUEST_ID_HEADER } from './request-id.middleware';
 
 const ANSWERS: Record<string, [ErrorCode, string]> = {
@@ -23,7 +23,7 @@ export function answerHttpParserErrors(server: Server): void {
       return;
     }
     const [code, detail] = ANSWERS[error.code ?? ''] ?? MALFORMED;
-    const status = STATUS_BY_CODE[code];
+    const status = statusOfCode(code);
     const body = JSON.stringify({ code, error: errorTypeForStatus(status), detail });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +

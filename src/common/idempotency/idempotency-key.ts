@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error';
-import { ErrorCode } from '../errors/error-code';
+import { IdempotencyError } from './idempotency.errors';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
@@ -9,7 +9,7 @@ const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 /** The request's Idempotency-Key, or the contract's 400 when it is absent or malformed. */
 export function readIdempotencyKey(header: string | string[] | undefined): string {
   if (header === undefined || header === '') {
-    throw new AppError(ErrorCode.IDEMPOTENCY_KEY_MISSING, `This operation requires an ${IDEMPOTENCY_KEY_HEADER} header.`, {
+    throw new AppError(IdempotencyError.IDEMPOTENCY_KEY_MISSING, `This operation requires an ${IDEMPOTENCY_KEY_HEADER} header.`, {
       field: IDEMPOTENCY_KEY_HEADER,
       reason: 'required',
     });

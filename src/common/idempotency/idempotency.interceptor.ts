@@ -4,10 +4,10 @@ import type { Response } from 'express';
 import { lastValueFrom, type Observable, of } from 'rxjs';
 import { principalOf, type AuthenticatedRequest } from '../auth/principal';
 import { AppError } from '../errors/app-error';
-import { ErrorCode } from '../errors/error-code';
 import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './idempotency-key';
 import { IdempotencyStore, type StoredResponse } from './idempotency.store';
 import { requestFingerprint } from './request-fingerprint';
+import { IdempotencyError } from './idempotency.errors';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 const RETRY_AFTER_SECONDS = '1';
@@ -70,14 +70,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
 function replay(stored: StoredResponse, fingerprint: string): Outcome {
   if (stored.fingerprint !== fingerprint) {
-    throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was already used with a different request (method, path or body).');
+    throw new AppError(IdempotencyError.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was already used with a different request (method, path or body).');
   }
   return { statusCode: stored.statusCode, responseBody: stored.responseBody, replayed: true };
 }
 
 function requestInProgress(): AppError {
   return new AppError(
-    ErrorCode.IDEMPOTENCY_REQUEST_IN_PROGRESS,
+    IdempotencyError.IDEMPOTENCY_REQUEST_IN_PROGRESS,
     'A request with this Idempotency-Key is still being processed; retry after it completes.',
     undefined,
     { 'Retry-After': RETRY_AFTER_SECONDS },

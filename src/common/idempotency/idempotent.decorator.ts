@@ -4,6 +4,7 @@ import { ApiErrorResponses } from '../errors/api-error-responses.decorator';
 import { ErrorCode } from '../errors/error-code';
 import { IDEMPOTENCY_KEY_HEADER } from './idempotency-key';
 import { IdempotencyInterceptor, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.interceptor';
+import { IdempotencyError } from './idempotency.errors';
 
 /** The success response's header, for the operation's @ApiCreatedResponse / @ApiOkResponse. */
 export const IDEMPOTENT_SUCCESS_HEADERS = {
@@ -30,10 +31,10 @@ export function Idempotent() {
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
     }),
     ApiErrorResponses(
-      [ErrorCode.IDEMPOTENCY_KEY_MISSING, 'The Idempotency-Key header is missing (details.field `Idempotency-Key`, reason `required`).'],
+      [IdempotencyError.IDEMPOTENCY_KEY_MISSING, 'The Idempotency-Key header is missing (details.field `Idempotency-Key`, reason `required`).'],
       [ErrorCode.VALIDATION_FAILED, 'The Idempotency-Key header is malformed (details.field `Idempotency-Key`, reason `invalid_format`).', 'VALIDATION_FAILED (Idempotency-Key)'],
-      [ErrorCode.IDEMPOTENCY_REQUEST_IN_PROGRESS, 'A request with the same Idempotency-Key is still being processed; retry after the Retry-After seconds.'],
-      [ErrorCode.IDEMPOTENCY_KEY_REUSED, 'The Idempotency-Key was used before with a different request (method, path or body).'],
+      [IdempotencyError.IDEMPOTENCY_REQUEST_IN_PROGRESS, 'A request with the same Idempotency-Key is still being processed; retry after the Retry-After seconds.'],
+      [IdempotencyError.IDEMPOTENCY_KEY_REUSED, 'The Idempotency-Key was used before with a different request (method, path or body).'],
     ),
   );
 }

@@ -12,6 +12,7 @@ import { DepartmentDto } from './dto/department.dto';
 import { DepartmentPageDto } from './dto/department-page.dto';
 import { ListDepartmentsQueryDto } from './dto/list-departments-query.dto';
 import { DirectoryScope } from './directory.scopes';
+import { DirectoryError } from './directory.errors';
 
 @ApiTags('Directory')
 @Controller('api/openapi/v1/departments')
@@ -31,9 +32,9 @@ export class DepartmentsController {
   @ApiCreatedResponse({ type: DepartmentDto, description: 'The created department.', headers: IDEMPOTENT_SUCCESS_HEADERS })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'A body value breaks its schema or an unknown field was sent; details names the first failing field.'],
-    [ErrorCode.DEPARTMENT_NAME_CONFLICT, 'A sibling department (same parent) already has this name, ignoring case.'],
-    [ErrorCode.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'],
-    [ErrorCode.PARENT_NOT_FOUND, 'parent_id names no department of this organization (details.field `parent_id`, reason `not_found`).'],
+    [DirectoryError.DEPARTMENT_NAME_CONFLICT, 'A sibling department (same parent) already has this name, ignoring case.'],
+    [DirectoryError.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'],
+    [DirectoryError.PARENT_NOT_FOUND, 'parent_id names no department of this organization (details.field `parent_id`, reason `not_found`).'],
   )
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateDepartmentDto): Promise<DepartmentDto> {
     return this.departments.create(principal.organizationId, body);

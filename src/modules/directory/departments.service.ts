@@ -11,15 +11,16 @@ import type { CreateDepartmentDto } from './dto/create-department.dto';
 import type { DepartmentDto } from './dto/department.dto';
 import type { DepartmentPageDto } from './dto/department-page.dto';
 import type { ListDepartmentsQueryDto } from './dto/list-departments-query.dto';
+import { DirectoryError } from './directory.errors';
 
 const DEPARTMENT_COLUMNS = Prisma.sql`id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
 
 // Unique indexes of prisma/migrations (init): the database, not this code, enforces uniqueness.
 const CONFLICT_BY_CONSTRAINT: Record<string, () => AppError> = {
   departments_sibling_name_key: () =>
-    new AppError(ErrorCode.DEPARTMENT_NAME_CONFLICT, 'A department with this name (ignoring case) already exists under the same parent.'),
+    new AppError(DirectoryError.DEPARTMENT_NAME_CONFLICT, 'A department with this name (ignoring case) already exists under the same parent.'),
   departments_organization_id_external_id_key: () =>
-    new AppError(ErrorCode.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'),
+    new AppError(DirectoryError.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'),
 };
 
 @Injectable()
@@ -54,7 +55,7 @@ export class DepartmentsService {
       throw conflict ? conflict() : error;
     }
     if (rows.length === 0) {
-      throw new AppError(ErrorCode.PARENT_NOT_FOUND, 'No department with this parent_id exists in the organization.', {
+      throw new AppError(DirectoryError.PARENT_NOT_FOUND, 'No department with this parent_id exists in the organization.', {
         field: 'parent_id',
         reason: 'not_found',
       });

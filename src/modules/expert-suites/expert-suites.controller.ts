@@ -16,6 +16,8 @@ import { toExpertSuiteDto } from './expert-suite.mapper';
 import { ExpertSuitesService } from './expert-suites.service';
 import { publicBaseUrl } from '../../common/http/public-base-url';
 import { ExpertSuitesScope } from './expert-suites.scopes';
+import { ExpertSuitesError } from './expert-suites.errors';
+import { UploadsError } from '../uploads/uploads.errors';
 
 const ETAG_HEADER = { ETag: { description: 'The strong entity tag of the suite: its revision in quotes ("3").', schema: { type: 'string' } } };
 
@@ -52,14 +54,14 @@ export class ExpertSuitesController {
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'A field or the path parameter breaks its schema (details names it), fields conflict, or a count or version disagrees with the package.'],
     [ErrorCode.NOT_FOUND, 'The organization has no such expert suite.'],
-    [ErrorCode.REVISION_CONFLICT, 'expected_revision differs from the stored revision (details.suggestion is the current one); nothing changed.'],
-    [ErrorCode.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision differs from the stored one; nothing changed.'],
+    [ExpertSuitesError.REVISION_CONFLICT, 'expected_revision differs from the stored revision (details.suggestion is the current one); nothing changed.'],
+    [ExpertSuitesError.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision differs from the stored one; nothing changed.'],
     [ErrorCode.PRECONDITION_FAILED, 'If-Match names another revision than the stored one (details.suggestion is the current one); nothing changed.'],
-    [ErrorCode.INVALID_STATUS_TRANSITION, 'The requested status cannot follow the current one.'],
-    [ErrorCode.CATEGORY_NOT_FOUND, 'The organization has no such category.'],
-    [ErrorCode.UPLOAD_NOT_FOUND, 'The organization has no such upload.'],
-    [ErrorCode.UPLOAD_NOT_USABLE, 'The upload has expired or is of the wrong kind.'],
-    [ErrorCode.PACKAGE_REQUIRED, 'Publishing needs a resource package.'],
+    [ExpertSuitesError.INVALID_STATUS_TRANSITION, 'The requested status cannot follow the current one.'],
+    [ExpertSuitesError.CATEGORY_NOT_FOUND, 'The organization has no such category.'],
+    [UploadsError.UPLOAD_NOT_FOUND, 'The organization has no such upload.'],
+    [UploadsError.UPLOAD_NOT_USABLE, 'The upload has expired or is of the wrong kind.'],
+    [ExpertSuitesError.PACKAGE_REQUIRED, 'Publishing needs a resource package.'],
   )
   async update(
     @Param('resourceId', UuidParamPipe) resourceId: string,

@@ -16,6 +16,7 @@ import { fitsOneStatement, normalizedConnectorRefs, suitePageStatement, suiteRow
 import type { PackageConnectorRef, PackageContents } from '../uploads/package-contents';
 import { UploadLookupService } from '../uploads/upload-lookup.service';
 import { RowLock } from '../../database/locks';
+import { ExpertSuitesError } from './expert-suites.errors';
 
 
 interface PackageState {
@@ -111,7 +112,7 @@ export class ExpertSuitesService {
     checkExpectedRevision(
       body.expected_market_item_revision,
       suite.marketItem?.revision ?? 0n,
-      ErrorCode.MARKET_ITEM_REVISION_CONFLICT,
+      ExpertSuitesError.MARKET_ITEM_REVISION_CONFLICT,
       'expected_market_item_revision',
       'market item',
     );
@@ -159,7 +160,7 @@ export class ExpertSuitesService {
     const categoryId = body.category_id;
     const category = await this.txHost.tx.category.findFirst({ where: { id: categoryId, organizationId: suite.organizationId } });
     if (!category) {
-      throw new AppError(ErrorCode.CATEGORY_NOT_FOUND, 'category_id: the organization has no such category.', {
+      throw new AppError(ExpertSuitesError.CATEGORY_NOT_FOUND, 'category_id: the organization has no such category.', {
         field: 'category_id',
         reason: 'not_found',
       });
@@ -177,7 +178,7 @@ export class ExpertSuitesService {
       where: { id: suite.marketItem.id, organizationId: suite.organizationId, revision: suite.marketItem.revision },
       data: { categoryId, revision: { increment: 1 }, updatedAt: now },
     });
-    if (count !== 1) throw concurrentChange(ErrorCode.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision');
+    if (count !== 1) throw concurrentChange(ExpertSuitesError.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision');
   }
 
   /** The suite columns this PATCH changes; a value equal to the stored one is not a change. */
@@ -223,13 +224,13 @@ export class ExpertSuitesService {
 
     if (body.status !== undefined && body.status !== suite.status) {
       if (!canTransition(suite.status, body.status)) {
-        throw new AppError(ErrorCode.INVALID_STATUS_TRANSITION, `status: a ${suite.status} suite cannot become ${body.status}.`, {
+        throw new AppError(ExpertSuitesError.INVALID_STATUS_TRANSITION, `status: a ${suite.status} suite cannot become ${body.status}.`, {
           field: 'status',
           reason: 'invalid_transition',
         });
       }
       if (body.status === 'published' && !packageState.hasPackage) {
-        throw new AppError(ErrorCode.PACKAGE_REQUIRED, 'status: a suite needs a resource package (upload_id) before it can be published.', {
+        throw new AppError(ExpertSuitesError.PACKAGE_REQUIRED, 'status: a suite needs a resource package (upload_id) before it can be published.', {
           field: 'status',
           reason: 'package_required',
         });
@@ -256,7 +257,7 @@ interface RevisionCheck {
   field: string;
 }
 
-const BODY_REVISION_CHECK: RevisionCheck = { code: ErrorCode.REVISION_CONFLICT, field: 'expected_revision' };
+const BODY_REVISION_CHECK: RevisionCheck = { code: ExpertSuitesError.REVISION_CONFLICT, field: 'expected_revision' };
 const IF_MATCH_REVISION_CHECK: RevisionCheck = { code: ErrorCode.PRECONDITION_FAILED, field: 'If-Match' };
 
 /**

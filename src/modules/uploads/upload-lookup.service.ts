@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '../../database/transaction-host';
 import { AppError } from '../../common/errors/app-error';
-import { ErrorCode } from '../../common/errors/error-code';
 import type { Upload } from '../../generated/prisma/client';
 import type { UploadKind } from './upload-kind';
 import { RowLock } from '../../database/locks';
+import { UploadsError } from './uploads.errors';
 
 /**
  * Finds an upload a PATCH names (upload_id, icon_upload_id), in the caller's transaction. Another
@@ -27,19 +27,19 @@ export class UploadLookupService {
       SELECT id FROM uploads WHERE id = ${uploadId}::uuid AND organization_id = ${organizationId}::uuid ${RowLock.forShare}`;
     const upload = locked.length === 0 ? null : await tx.upload.findUnique({ where: { id: uploadId } });
     if (!upload) {
-      throw new AppError(ErrorCode.UPLOAD_NOT_FOUND, `${field}: no upload with this id exists for the organization.`, {
+      throw new AppError(UploadsError.UPLOAD_NOT_FOUND, `${field}: no upload with this id exists for the organization.`, {
         field,
         reason: 'not_found',
       });
     }
     if (upload.kind !== kind) {
-      throw new AppError(ErrorCode.UPLOAD_NOT_USABLE, `${field}: the upload is a ${upload.kind}, not a ${kind}.`, {
+      throw new AppError(UploadsError.UPLOAD_NOT_USABLE, `${field}: the upload is a ${upload.kind}, not a ${kind}.`, {
         field,
         reason: 'wrong_kind',
       });
     }
     if (upload.expiresAt.getTime() <= now.getTime()) {
-      throw new AppError(ErrorCode.UPLOAD_NOT_USABLE, `${field}: the upload expired at ${upload.expiresAt.toISOString()}; upload the file again.`, {
+      throw new AppError(UploadsError.UPLOAD_NOT_USABLE, `${field}: the upload expired at ${upload.expiresAt.toISOString()}; upload the file again.`, {
         field,
         reason: 'expired',
       });
