@@ -12,7 +12,7 @@ import { ExpertSuiteDto } from './dto/expert-suite.dto';
 import { ExpertSuitePageDto } from './dto/expert-suite-page.dto';
 import { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
 import { UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
-import { toExpertSuiteDto } from './expert-suite.mapper';
+import { toExpertSuiteDto, type ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { ExpertSuitesService } from './expert-suites.service';
 import { publicBaseUrl } from '../../common/http/public-base-url';
 import { ExpertSuitesScope } from './expert-suites.scopes';
@@ -71,9 +71,7 @@ export class ExpertSuitesController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ExpertSuiteDto> {
-    const suite = toExpertSuiteDto(await this.expertSuites.update(principal.organizationId, resourceId, body, parseIfMatch(ifMatch)), publicBaseUrl(this.config, request));
-    response.setHeader('ETag', revisionETag(suite.revision));
-    return suite;
+    return this.answerWithETag(await this.expertSuites.update(principal.organizationId, resourceId, body, parseIfMatch(ifMatch)), request, response);
   }
 
   @Get(':resourceId')
@@ -100,10 +98,7 @@ export class ExpertSuitesController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ExpertSuiteDto> {
-    const suite = toExpertSuiteDto(await this.expertSuites.get(principal.organizationId, resourceId), publicBaseUrl(this.config, request));
-    // Express answers 304 itself when If-None-Match matches this tag (weak comparison, RFC 9110).
-    response.setHeader('ETag', revisionETag(suite.revision));
-    return suite;
+    return this.answerWithETag(await this.expertSuites.get(principal.organizationId, resourceId), request, response);
   }
 
   @Get()
@@ -125,5 +120,15 @@ export class ExpertSuitesController {
     const page = await this.expertSuites.list(principal.organizationId, query);
     const baseUrl = publicBaseUrl(this.config, request);
     return { items: page.items.map((suite) => toExpertSuiteDto(suite, baseUrl)), next_page_token: page.next_page_token };
+  }
+
+  /**
+   * The suite as answered, with its revision as ETag. On a GET, Express answers 304 itself when
+   * If-None-Match matches that tag (weak comparison, RFC 9110).
+   */
+  private answerWithETag(suite: ExpertSuiteWithMarketItem, request: Request, response: Response): ExpertSuiteDto {
+    const answer = toExpertSuiteDto(suite, publicBaseUrl(this.config, request));
+    response.setHeader('ETag', revisionETag(answer.revision));
+    return answer;
   }
 }
