@@ -8,6 +8,7 @@ import { Readiness } from './common/lifecycle/readiness';
 import { useCors } from './common/http/cors';
 import { answerHttpParserErrors } from './common/http/http-parser-errors';
 import { useJsonBodyParser } from './common/http/json-body-parser';
+import { refuseUndecodableQueryString } from './common/http/query-string';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { useSecurityHeaders } from './common/http/security-headers';
 import type { LogLevelName } from './config/app-config';
@@ -32,6 +33,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // Before the body parser, so that even a rejected body gets its X-Request-Id.
   app.use(requestIdMiddleware);
   app.use(accessLogMiddleware);
+  app.use(refuseUndecodableQueryString);
   useSecurityHeaders(app);
   useCors(app, options.config.corsOrigins);
   app.use(closeConnectionsWhileDraining(app.get(Readiness)));

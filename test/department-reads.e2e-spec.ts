@@ -215,6 +215,22 @@ describe('reading departments: GET /departments/{id}, GET /departments', () => {
     });
   });
 
+  describe('hostile query strings: refused with the field named, never silently changed', () => {
+    it.each([
+      ['NUL', 'external_id=a%00b', 'external_id', 'invalid_value'],
+      ['a lone surrogate', 'external_id=%ED%A0%80', 'external_id', 'invalid_value'],
+      ['invalid UTF-8', 'external_id=caf%E9', 'external_id', 'invalid_value'],
+      ['a stray percent sign', 'page_token=50%', 'page_token', 'invalid_value'],
+      ['a repeated parameter', 'parent_id=00000000-0000-4000-8000-000000000000&parent_id=00000000-0000-4000-8000-000000000001', 'parent_id', 'invalid_type'],
+      ['a reserved key', 'constructor=x', 'constructor', 'unknown_field'],
+    ])('%s: 400 naming %s', async (_case, query, field, reason) => {
+      const tenant = await createTenant(database);
+      const response = await app.http().get(`${PATH}?${query}`).set('Authorization', tenant.bearer).expect(400);
+      expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
+      expect(response.body.details).toMatchObject({ field, reason });
+    });
+  });
+
   describe('GET /departments?external_id=…', () => {
     it('finds the department with that source-system id anywhere in the tree, as a list of zero or one', async () => {
       const tenant = await createTenant(database);

@@ -14,7 +14,7 @@ const SILENTLY_DROPPED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prot
 
 /**
  * The global validation pipe: class-validator on the DTOs (unknown fields refused), after two
- * rules that hold for every body whatever its DTO, checked on the parsed JSON as it came:
+ * rules that hold for every body and query whatever its DTO, checked on the values as they came:
  * every key and string, at any depth, is storable text (no NUL, no lone surrogate: invalid_value),
  * and no key is one of those that would be dropped silently (unknown_field).
  */
@@ -25,7 +25,7 @@ export class BodyValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body') {
+    if (metadata.type === 'body' || metadata.type === 'query') {
       const finding = findInJson(value, refusedText);
       if (finding) throw AppError.validation(finding.path, finding.reason.reason, `${finding.path}: ${finding.reason.message}`);
     }
