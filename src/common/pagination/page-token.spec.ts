@@ -1,4 +1,5 @@
-import { decodePageToken, encodePageToken } from './page-token';
+import { AppError } from '../errors/app-error';
+import { decodePageToken, encodePageToken, pageOfRows, startOfPage } from './page-token';
 
 const ORG_A = ['departments', '3f0d4c1e-1111-4a4a-8a8a-000000000001', ''];
 const ORG_B = ['departments', '3f0d4c1e-2222-4a4a-8a8a-000000000002', ''];
@@ -41,3 +42,21 @@ function forged([after, id]: [string, string]): string {
   const [version, tag] = JSON.parse(Buffer.from(encodePageToken(ORG_A, POSITION), 'base64url').toString()) as [number, string];
   return Buffer.from(JSON.stringify([version, tag, after, id])).toString('base64url');
 }
+
+describe('pages of rows', () => {
+  const position = (n: number) => ({ after: String(n), id: `00000000-0000-4000-8000-00000000000${n}` });
+
+  it('starts at the first page without a token, at the token\'s position with one, and refuses another query\'s token', () => {
+    expect(startOfPage(ORG_A, undefined, 'parent_id')).toBeUndefined();
+    expect(startOfPage(ORG_A, encodePageToken(ORG_A, POSITION), 'parent_id')).toEqual(POSITION);
+    expect(() => startOfPage(ORG_B, encodePageToken(ORG_A, POSITION), 'parent_id')).toThrow(AppError);
+  });
+
+  it('keeps page_size rows and hands out a token at the last one only when an extra row came back', () => {
+    const more = pageOfRows(ORG_A, [1, 2, 3], 2, position);
+    expect(more.items).toEqual([1, 2]);
+    expect(decodePageToken(ORG_A, more.next_page_token!)).toEqual(position(2));
+    expect(pageOfRows(ORG_A, [1, 2], 2, position)).toEqual({ items: [1, 2], next_page_token: null });
+    expect(pageOfRows(ORG_A, [], 2, position)).toEqual({ items: [], next_page_token: null });
+  });
+});

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { AppError } from '../errors/app-error';
 
 /** Where the next page starts: the last item's sort key. */
 export interface KeysetPosition {
@@ -39,4 +40,26 @@ export function decodePageToken(query: readonly string[], token: string): Keyset
 
 function queryTag(query: readonly string[]): string {
   return createHash('sha256').update(JSON.stringify(query)).digest('base64url').slice(0, QUERY_TAG_LENGTH);
+}
+
+/**
+ * Where the page a request asks for starts: undefined for the first page (no token), else the
+ * token's position. A token of another query or organization, or a made-up one, is 400
+ * `invalid_value` naming page_token; `sameWhat` names what must not change between pages.
+ */
+export function startOfPage(query: readonly string[], pageToken: string | undefined, sameWhat: string): KeysetPosition | undefined {
+  if (pageToken === undefined) return undefined;
+  const position = decodePageToken(query, pageToken);
+  if (!position) throw AppError.validation('page_token', 'invalid_value', `page_token is not a token of this query: pass the next_page_token of the previous page, with the same ${sameWhat}.`);
+  return position;
+}
+
+/**
+ * A page from rows fetched one beyond `pageSize` (the extra row says another page follows): the
+ * page's rows, and the token of the next page, or null on the last one.
+ */
+export function pageOfRows<Row>(query: readonly string[], rows: Row[], pageSize: number, positionOf: (row: Row) => KeysetPosition): { items: Row[]; next_page_token: string | null } {
+  const items = rows.slice(0, pageSize);
+  const more = rows.length > pageSize;
+  return { items, next_page_token: more ? encodePageToken(query, positionOf(items[items.length - 1])) : null };
 }

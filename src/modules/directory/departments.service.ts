@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
 import { isUniqueViolation, violatedConstraint } from '../../database/prisma-errors';
-import { decodePageToken, encodePageToken } from '../../common/pagination/page-token';
+import { pageOfRows, startOfPage } from '../../common/pagination/page-token';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { toDepartmentDto, type DepartmentRow } from './department.mapper';
 import type { CreateDepartmentDto } from './dto/create-department.dto';
@@ -95,10 +95,7 @@ export class DepartmentsService {
    */
   private async listChildren(organizationId: string, parentId: string | null, pageSize: number, pageToken: string | undefined): Promise<DepartmentPageDto> {
     const tokenQuery = ['departments', organizationId, parentId ?? ''];
-    const position = pageToken === undefined ? undefined : decodePageToken(tokenQuery, pageToken);
-    if (pageToken !== undefined && !position) {
-      throw AppError.validation('page_token', 'invalid_value', 'page_token is not a token of this query: pass the next_page_token of the previous page, with the same parent_id.');
-    }
+    const position = startOfPage(tokenQuery, pageToken, 'parent_id');
     const ofParent = parentId === null ? Prisma.sql`parent_id IS NULL` : Prisma.sql`parent_id = ${parentId}::uuid`;
     const after = position ? Prisma.sql`AND ("order", id) > (${position.after}::bigint, ${position.id}::uuid)` : Prisma.empty;
     const rows = await this.txHost.tx.$queryRaw<DepartmentRow[]>`
@@ -106,12 +103,7 @@ export class DepartmentsService {
       WHERE organization_id = ${organizationId}::uuid AND ${ofParent} ${after}
       ORDER BY "order", id LIMIT ${pageSize + 1}`;
     if (rows.length === 0 && parentId !== null) await this.get(organizationId, parentId);
-    const page = rows.slice(0, pageSize);
-    const last = page[page.length - 1];
-    const more = rows.length > pageSize;
-    return {
-      items: page.map(toDepartmentDto),
-      next_page_token: more ? encodePageToken(tokenQuery, { after: String(last.order), id: last.id }) : null,
-    };
+    const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(row.order), id: row.id }));
+    return { items: page.items.map(toDepartmentDto), next_page_token: page.next_page_token };
   }
 }

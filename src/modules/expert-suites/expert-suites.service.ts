@@ -6,7 +6,7 @@ import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
 import { revisionETag, type RevisionPrecondition } from '../../common/http/entity-tags';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
-import { decodePageToken, encodePageToken } from '../../common/pagination/page-token';
+import { pageOfRows, startOfPage } from '../../common/pagination/page-token';
 import type { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
 import { UpdateExpertSuiteDto, type ConnectorRefInputDto } from './dto/update-expert-suite.dto';
 import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
@@ -67,17 +67,10 @@ export class ExpertSuitesService {
   async list(organizationId: string, query: ListExpertSuitesQueryDto): Promise<{ items: ExpertSuiteWithMarketItem[]; next_page_token: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const tokenQuery = ['expert-suites', organizationId, query.status ?? '', query.category_id ?? ''];
-    const position = query.page_token === undefined ? undefined : decodePageToken(tokenQuery, query.page_token);
-    if (query.page_token !== undefined && !position) {
-      throw AppError.validation('page_token', 'invalid_value', 'page_token is not a token of this query: pass the next_page_token of the previous page, with the same filters.');
-    }
+    const position = startOfPage(tokenQuery, query.page_token, 'filters');
     const rows = await this.txHost.tx.$queryRaw<SuiteRow[]>(suitePageStatement(organizationId, query, position, pageSize + 1));
-    const page = rows.slice(0, pageSize).map(suiteRowToModel);
-    const last = page[page.length - 1];
-    return {
-      items: page,
-      next_page_token: rows.length > pageSize ? encodePageToken(tokenQuery, { after: String(last.createdAt.getTime()), id: last.id }) : null,
-    };
+    const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(row.createdAt.getTime()), id: row.id }));
+    return { items: page.items.map(suiteRowToModel), next_page_token: page.next_page_token };
   }
 
   private async updateInOneStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, revisionCheck: RevisionCheck): Promise<ExpertSuiteWithMarketItem> {
