@@ -18,7 +18,6 @@ import { UploadLookupService } from '../uploads/upload-lookup.service';
 import { RowLock } from '../../database/locks';
 import { ExpertSuitesError } from './expert-suites.errors';
 
-
 interface PackageState {
   hasPackage: boolean;
   commandCount: number;
