@@ -13,28 +13,33 @@ const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? unde
  * a wrong value stops the process with a message naming the variable.
  */
 export class AppConfig {
+  /** HTTP port of the API (0 picks a free one). */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   @Max(65535)
   PORT = 3000;
 
-  /** PostgreSQL connection string; when unset the embedded database (PGlite) is used. */
+  /**
+   * PostgreSQL connection string; unset means the embedded database (PGlite) in DATA_DIR.
+   * @example postgresql://app:secret@localhost:5432/workspace_admin
+   */
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
-  /** Where the embedded database keeps its files; `memory://` keeps it in memory only. */
+  /** Embedded database directory (only without DATABASE_URL); `memory://` keeps it in memory only. */
   @IsString()
   @MinLength(1)
   DATA_DIR = '.data/pglite';
 
-  /** Where uploaded files are stored (local-disk storage). */
+  /** Where uploaded packages and icons are stored (local-disk storage). */
   @IsString()
   @MinLength(1)
   UPLOAD_DIR = '.data/uploads';
 
+  /** PostgreSQL connections per instance. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -43,65 +48,74 @@ export class AppConfig {
 
   /**
    * Longest a request waits for a free pooled PostgreSQL connection (or for a new one to open)
-   * before it is answered 503 with Retry-After. Requests beyond the pool's size queue meanwhile.
+   * before it is answered 503 with `Retry-After: 1` (logged as "Database busy", not as an outage).
+   * Requests beyond the pool's size queue meanwhile.
    */
   @Transform(toInt)
   @IsInt()
   @Min(100)
   DATABASE_POOL_TIMEOUT_MS = 10_000;
 
+  /** Least severe level written to the log. */
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'log';
 
-  /** `json`: one JSON object per line, for log collectors; `text`: for people. */
+  /** `json`: one JSON object per line, for log collectors (the container image sets it); `text`: for people. */
   @IsIn(['text', 'json'])
   LOG_FORMAT: 'text' | 'json' = 'text';
 
+  /** Largest JSON request body, in bytes (413 beyond). */
   @Transform(toInt)
   @IsInt()
   @Min(1024)
   JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
+  /** Largest package upload, in bytes (413 beyond). */
   @Transform(toInt)
   @IsInt()
   @Min(1024)
   PACKAGE_UPLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
 
+  /** Largest icon upload, in bytes (413 beyond). */
   @Transform(toInt)
   @IsInt()
   @Min(1024)
   ICON_UPLOAD_LIMIT_BYTES = 1024 * 1024;
 
-  /** How long an upload may be named by upload_id / icon_upload_id after it was made. */
+  /** How long an upload can be applied to an expert suite (as upload_id / icon_upload_id), in seconds; served icons stay. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   UPLOAD_TTL_SECONDS = 24 * 60 * 60;
 
-  /** How often each instance removes expired uploads nothing needs any more; 0 turns the purge off. */
+  /**
+   * How often each instance removes expired uploads nothing needs (packages; icons no suite uses,
+   * see docs/uploads.md), in seconds; 0 turns the purge off.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   UPLOAD_PURGE_INTERVAL_SECONDS = 15 * 60;
 
+  /** How long a successful idempotent response is kept for replay, in seconds. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
-  /** How often each instance deletes expired idempotency records; 0 turns the purge off. */
+  /** How often each instance deletes expired idempotency records, in seconds; 0 turns the purge off. */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   IDEMPOTENCY_PURGE_INTERVAL_SECONDS = 15 * 60;
 
-  /** How long a metering policy read from the database is answered from memory as fresh. */
+  /** How long a metering policy read from the database is answered from memory as fresh, in milliseconds. */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   METERING_CACHE_TTL_MS = 5000;
 
-  /** How old a cached metering policy may be and still be answered as stale while the database is unreachable. */
+  /** How old a cached metering policy may be and still be answered (as `stale`) while the database is unreachable, in seconds. */
   @Transform(toInt)
   @IsInt()
   @Min(0)
@@ -115,7 +129,7 @@ export class AppConfig {
 
   /**
    * While the database is unreachable, a key last verified less than this long ago is still
-   * accepted by routes that can answer from cached data (the metering policy); 0 turns this off.
+   * accepted by routes that can answer from cached data (the metering policy), in seconds; 0 turns this off.
    */
   @Transform(toInt)
   @IsInt()
@@ -123,8 +137,9 @@ export class AppConfig {
   API_KEY_OUTAGE_GRACE_SECONDS = 15 * 60;
 
   /**
-   * Longest a verified API key is answered from memory without the database. Revocations reach
-   * every instance at once through NOTIFY; this age bounds the rest (a lost notification). 0 = no cache.
+   * Longest a verified API key is answered from memory without the database, in seconds. Revocations
+   * reach every instance at once through NOTIFY; this age bounds the rest (a lost notification). 0 looks
+   * every key up.
    */
   @Transform(toInt)
   @IsInt()
@@ -137,7 +152,7 @@ export class AppConfig {
   @Min(0)
   RATE_LIMIT_PER_MINUTE = 600;
 
-  /** Longest a database transaction may run before it is rolled back. */
+  /** Longest a database transaction may wait for and hold a connection before it is rolled back, in milliseconds. */
   @Transform(toInt)
   @IsInt()
   @Min(100)
@@ -145,7 +160,8 @@ export class AppConfig {
 
   /**
    * On SIGTERM/SIGINT: how long readiness answers 503 while new connections are still served, so
-   * that a load balancer stops sending before the listener closes. 0 for a process no balancer feeds.
+   * that a load balancer stops sending before the listener closes, in milliseconds: the balancer's
+   * health-check interval times its failure threshold (the image sets 5000). 0 for a process no balancer feeds.
    */
   @Transform(toInt)
   @IsInt()
@@ -153,7 +169,7 @@ export class AppConfig {
   SHUTDOWN_DELAY_MS = 0;
 
   /**
-   * How long an idle keep-alive connection stays open. Above the idle timeout of the load
+   * How long an idle keep-alive connection stays open, in milliseconds. Above the idle timeout of the load
    * balancer in front (60 s on common ones), so that the balancer, not the service, closes idle
    * connections: otherwise it may send a request on a connection the service is just closing.
    */
@@ -162,19 +178,24 @@ export class AppConfig {
   @Min(1000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
-  /** Longest the request headers may take to arrive; above the keep-alive timeout, as Node advises. */
+  /** Longest the request headers may take to arrive, in milliseconds; keep it above the keep-alive timeout, as Node advises. */
   @Transform(toInt)
   @IsInt()
   @Min(1000)
   HTTP_HEADERS_TIMEOUT_MS = 66_000;
 
-  /** Then: how long requests in flight may take to finish before their connections are cut. */
+  /** After SHUTDOWN_DELAY_MS: how long requests in flight may take to finish before their connections are cut, in milliseconds. */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
-  /** Base URL clients reach the service at; used for addresses the service hands out (icon_url). */
+  /**
+   * Address clients reach the service at, without a trailing slash: used in the addresses the service
+   * hands out (icon_url) and the start-up message. Unset: the scheme and Host of each request (set it
+   * behind a proxy).
+   * @example https://admin-api.example.com
+   */
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^https?:\/\/[^\s]+[^/\s]$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL without a trailing slash' })
@@ -182,7 +203,10 @@ export class AppConfig {
 
   /**
    * Browser origins allowed to call the API cross-origin, comma-separated exact origins
-   * (`https://admin.example.com,http://localhost:5173`); unset = no CORS headers at all.
+   * (`https://admin.example.com,http://localhost:5173`); unset or empty: no CORS headers at all.
+   * Allowed origins may send `Authorization`, `Content-Type`, `Idempotency-Key`, `If-Match`,
+   * `If-None-Match`, `X-Request-Id` and read `X-Request-Id`, `Idempotent-Replayed`, `Retry-After`, `ETag`.
+   * @example https://admin.example.com,http://localhost:5173
    */
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -194,6 +218,7 @@ export class AppConfig {
   /**
    * With NODE_ENV=production the embedded database is used only when this is `true`: a missing or
    * misspelled DATABASE_URL must not quietly start a production service on a local database.
+   * A production start on the embedded database never prints a demo key (issue keys with the CLI).
    */
   @IsIn(['true', 'false'])
   EMBEDDED_DATABASE_IN_PRODUCTION: 'true' | 'false' = 'false';
