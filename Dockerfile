@@ -9,9 +9,23 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY bench ./bench
-# The build compiles bench/ too (one tsconfig); the benchmark is not part of the image. It also
-# prepares the embedded database template in node_modules/.cache, which the image keeps.
-RUN npm run build && rm -rf dist/bench && npm prune --omit=dev
+# The build compiles bench/ too (one tsconfig); the benchmark is not part of the image. The
+# embedded database template it also prepares (78 MB) is left behind: the image runs on
+# PostgreSQL; an image started on the embedded database on purpose prepares its template once, at
+# its first start (about 10 s more).
+RUN npm run build && rm -rf dist/bench
+
+# Production dependencies only, and of them only what the service loads: not the Prisma CLI and
+# TypeScript, which npm would add as peers of @prisma/client (--legacy-peer-deps keeps them out);
+# no install scripts (ours generates the Prisma client: the build stage did); and of Prisma's query
+# compilers only the one the generated client loads (PostgreSQL, the small build: see the
+# generator in prisma/schema.prisma). test/production-install.e2e-spec.ts runs these commands and
+# starts the service on the result.
+FROM node:24-bookworm-slim AS production-dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --legacy-peer-deps --ignore-scripts --no-audit --no-fund \
+ && find node_modules/@prisma/client/runtime -name 'query_compiler_*' ! -name 'query_compiler_small_bg.postgresql.js' ! -name 'query_compiler_small_bg.postgresql.wasm-base64.js' -delete
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
@@ -22,7 +36,7 @@ ENV NODE_ENV=production \
     UPLOAD_DIR=/var/lib/workspace-admin/uploads
 WORKDIR /app
 COPY --from=build /app/package.json ./
-COPY --from=build /app/node_modules ./node_modules
+COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
 RUN mkdir -p /var/lib/workspace-admin && chown node:node /var/lib/workspace-admin

@@ -237,11 +237,15 @@ export class ConfigError extends Error {}
 // Settings without a default: absent from Object.keys(new AppConfig()).
 const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS'];
 
+/** The names of every setting: the environment variables the service reads. */
+export function settingNames(): string[] {
+  return [...Object.keys(new AppConfig()), ...OPTIONAL_SETTINGS];
+}
+
 /** Reads and validates the settings; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
-  const known = Object.keys(new AppConfig());
   const values: Record<string, unknown> = {};
-  for (const name of [...known, ...OPTIONAL_SETTINGS]) {
+  for (const name of settingNames()) {
     if (env[name] !== undefined) values[name] = env[name];
   }
   const config = plainToInstance(AppConfig, { ...values, ...overrides });
@@ -274,7 +278,7 @@ const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACT
  * DATABSE_URL or DATABASE_POOL_SIZ): they are ignored, so start-up warns about them.
  */
 export function unknownSettingLookalikes(env: Record<string, string | undefined> = process.env): string[] {
-  const known = new Set([...Object.keys(new AppConfig()), ...OPTIONAL_SETTINGS]);
+  const known = new Set(settingNames());
   return Object.keys(env)
     .filter((name) => !known.has(name))
     .filter((name) => SETTING_PREFIX.test(name) || (name.length >= MIN_TYPO_LENGTH && [...known].some((setting) => editDistanceAtMost2(name, setting))))
