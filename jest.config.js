@@ -9,7 +9,6 @@ module.exports = {
       'ts-jest',
       {
         tsconfig: 'tsconfig.json',
-        astTransformers: { before: ['<rootDir>/test/support/swagger-plugin-transformer.js'] },
       },
     ],
   },

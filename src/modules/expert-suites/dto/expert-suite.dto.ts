@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 export class ConnectorRefDto {
-  /** Identifier of the referenced connector. */
+  @ApiProperty({ description: 'Identifier of the referenced connector.' })
   connector_id: string;
-  /** Origin of the referenced connector. */
+  @ApiProperty({ description: 'Origin of the referenced connector.' })
   connector_origin: string;
-  /** Whether the connector is a required dependency of the suite. */
+  @ApiProperty({ type: Boolean, description: 'Whether the connector is a required dependency of the suite.' })
   required: boolean;
 }
 
@@ -13,17 +13,17 @@ export class ConnectorRefDto {
 export class ExpertSuiteDto {
   @ApiProperty({ format: 'uuid', description: 'Unique identifier of the record.' })
   id: string;
-  /** Name identifying the object. */
+  @ApiProperty({ description: 'Name identifying the object.' })
   name: string;
-  /** Name shown externally. */
+  @ApiProperty({ description: 'Name shown externally.' })
   display_name: string;
-  /** Chinese display name. */
+  @ApiProperty({ description: 'Chinese display name.' })
   display_name_cn: string;
-  /** Description of the object. */
+  @ApiProperty({ description: 'Description of the object.' })
   description: string;
-  /** Chinese description. */
+  @ApiProperty({ description: 'Chinese description.' })
   description_cn: string;
-  /** Version identifier of the resource package. */
+  @ApiProperty({ description: 'Version identifier of the resource package.' })
   version: string;
   @ApiProperty({ enum: ['draft', 'published', 'disabled'], description: 'Current state of the record.' })
   status: string;
@@ -47,13 +47,13 @@ export class ExpertSuiteDto {
   connectors: object[] | null;
   @ApiProperty({ type: [ConnectorRefDto], nullable: true, description: 'Referenced connectors and their requirements.' })
   connector_refs: ConnectorRefDto[] | null;
-  /** Whether the resource holds a usable resource package. */
+  @ApiProperty({ type: Boolean, description: 'Whether the resource holds a usable resource package.' })
   has_package: boolean;
-  /** Address of the resource icon. */
+  @ApiProperty({ description: 'Address of the resource icon.' })
   icon_url: string;
-  /** Usage instructions from the package. */
+  @ApiProperty({ description: 'Usage instructions from the package.' })
   readme_content: string;
-  /** Chinese usage instructions from the package. */
+  @ApiProperty({ description: 'Chinese usage instructions from the package.' })
   readme_content_cn: string;
   @ApiProperty({ type: 'integer', format: 'int64', description: 'Current revision; send it as expected_revision on the next update.' })
   revision: number;

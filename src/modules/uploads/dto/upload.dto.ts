@@ -3,9 +3,9 @@ import { UPLOAD_KINDS } from '../upload-kind';
 
 /** What the archive of a package upload holds, so the caller can check it before applying it. */
 export class UploadedPackageDto {
-  /** `name` from suite.json. */
+  @ApiProperty({ description: '`name` from suite.json.' })
   name: string;
-  /** `version` from suite.json; applying the package sets the suite's version to it. */
+  @ApiProperty({ description: "`version` from suite.json; applying the package sets the suite's version to it." })
   version: string;
   @ApiProperty({ type: 'integer', format: 'int64', description: 'Number of commands/*.md files.' })
   command_count: number;
@@ -22,7 +22,7 @@ export class UploadDto {
   kind: string;
   @ApiProperty({ type: 'integer', format: 'int64', description: 'Size of the file in bytes.' })
   size: number;
-  /** SHA-256 of the file, hex. */
+  @ApiProperty({ description: 'SHA-256 of the file, hex.' })
   sha256: string;
   @ApiProperty({
     enum: ['application/zip', 'image/png', 'image/jpeg', 'image/webp', 'image/svg+xml'],
