@@ -12,5 +12,9 @@ module.exports = {
       },
     ],
   },
+  // PostgreSQL: a migrated template once per run, a copy of it per e2e file (test/support/postgres-test-databases.ts).
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/support/file-database.ts'],
   testTimeout: 60000,
 };

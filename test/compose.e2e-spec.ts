@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import Ajv from 'ajv';
+import { Client } from 'pg';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json';
 import { parse } from 'yaml';
 import { loadConfig, settingNames } from '../src/config/app-config';
-import { until, useListeningTestApp } from './support/test-app';
+import { testDatabaseUrl, until, useListeningTestApp } from './support/test-app';
 
 // compose.yaml cannot run here (no Docker engine): it is checked against the Compose
 // specification's JSON schema (test/fixtures/compose-spec.json, from the compose-spec project),
@@ -100,10 +101,17 @@ describe('compose.yaml', () => {
 });
 
 describe("compose.yaml's migration command, run outside a container", () => {
-  it('migrates the database and exits 0, again on a migrated one', () => {
+  it('migrates an empty database and exits 0, again on the migrated one', async () => {
     const [command, ...args] = composeFile().services.migrate.command ?? [];
-    const env = process.env.TEST_DATABASE_URL
-      ? { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL }
+    const databaseUrl = testDatabaseUrl();
+    if (databaseUrl) {
+      const client = new Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+      await client.end();
+    }
+    const env = databaseUrl
+      ? { ...process.env, DATABASE_URL: databaseUrl }
       : { ...process.env, DATABASE_URL: '', DATA_DIR: join(mkdtempSync(join(tmpdir(), 'wsa-migrate-')), 'pglite') };
     for (const run of [1, 2]) {
       const migrate = spawnSync(command === 'node' ? process.execPath : command, args, { cwd: root, env, encoding: 'utf8', timeout: 60_000 });

@@ -5,6 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DockerfileParser, type Env } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
+import { testDatabaseUrl } from './support/test-app';
 
 // The image's production dependencies, made outside a container: the RUN commands of the
 // Dockerfile's production-dependencies stage, run on package.json and the lockfile, then the
@@ -83,7 +84,8 @@ describe("the image's production dependencies, made outside a container", () => 
 
   it('run the migrations, the CLI and the service, which answers with a key the CLI issued', async () => {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, ...imageEnvironment(), PORT: '0' };
-    if (process.env.TEST_DATABASE_URL) env.DATABASE_URL = process.env.TEST_DATABASE_URL;
+    const databaseUrl = testDatabaseUrl();
+    if (databaseUrl) env.DATABASE_URL = databaseUrl;
     else Object.assign(env, { EMBEDDED_DATABASE_IN_PRODUCTION: 'true', DATA_DIR: join(app, 'pglite') });
     if (env.UPLOAD_DIR) env.UPLOAD_DIR = join(app, 'uploads');
     const run = (script: string, ...args: string[]) => execFileSync(process.execPath, [script, ...args], { cwd: app, env, encoding: 'utf8', timeout: 60_000 });

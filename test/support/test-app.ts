@@ -11,10 +11,15 @@ import { VerifiedKeyCache } from '../../src/common/auth/verified-key-cache';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { Database, openDatabase } from '../../src/database/database';
 import { allScopes } from '../../src/common/auth/scope-catalog';
+import { fileDatabaseUrl, serverDatabaseUrl } from './postgres-test-databases';
 
-/** PostgreSQL when TEST_DATABASE_URL is set (CI runs both), otherwise an in-memory PGlite. */
+/**
+ * PostgreSQL when TEST_DATABASE_URL is set (CI runs both): this test file's own copy of the migrated
+ * template (test/support/postgres-test-databases.ts); otherwise undefined, for an in-memory PGlite.
+ */
 export function testDatabaseUrl(): string | undefined {
-  return process.env.TEST_DATABASE_URL || undefined;
+  const server = serverDatabaseUrl();
+  return server && fileDatabaseUrl(server, expect.getState().testPath ?? '');
 }
 
 export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
