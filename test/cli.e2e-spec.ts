@@ -3,11 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { AdminService } from '../src/admin/admin.service';
 import { parseCommand, runCommand, UsageError } from '../src/cli/cli';
 import { hashApiKeyToken } from '../src/common/auth/api-key-token';
-import type { Database } from '../src/database/database';
-import { openTestDatabase } from './support/test-app';
+import { useTestDatabase } from './support/test-app';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
 import { QuotaScope } from '../src/modules/quota/quota.scopes';
 import { allScopes } from '../src/common/auth/scope-catalog';
@@ -15,21 +13,13 @@ import { allScopes } from '../src/common/auth/scope-catalog';
 const run = promisify(execFile);
 
 describe('admin CLI commands', () => {
-  let database: Database;
-  let admin: AdminService;
-
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    admin = new AdminService(database.prisma);
-  });
-
-  afterAll(() => database.close());
+  const fixture = useTestDatabase();
 
   /** Runs one command line in-process and returns its exit code and output. */
   async function cli(...argv: string[]): Promise<{ code: number; json: Record<string, unknown> | undefined; stderr: string }> {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCommand(parseCommand(argv), admin, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    const code = await runCommand(parseCommand(argv), fixture.admin, { out: (l) => out.push(l), err: (l) => err.push(l) });
     expect(out.length).toBeLessThanOrEqual(1);
     return { code, json: out[0] === undefined ? undefined : JSON.parse(out[0]), stderr: err.join('\n') };
   }
@@ -38,7 +28,7 @@ describe('admin CLI commands', () => {
     const { code, json } = await cli('org', 'create', '--name', '  Acme  ');
     expect(code).toBe(0);
     expect(json).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme' });
-    const subscription = await database.prisma.subscription.findUniqueOrThrow({ where: { organizationId: json!.id as string } });
+    const subscription = await fixture.database.prisma.subscription.findUniqueOrThrow({ where: { organizationId: json!.id as string } });
     expect(Date.now() - subscription.anchorAt.getTime()).toBeLessThan(60_000);
   });
 
@@ -47,12 +37,12 @@ describe('admin CLI commands', () => {
     const created = await cli('apikey', 'create', '--org', org.id as string, '--scopes', `${QuotaScope.Read},${DirectoryScope.Manage}`);
     expect(created.code).toBe(0);
     expect(created.json).toEqual({ id: expect.any(String), key: expect.stringMatching(/^wsk_[0-9A-Za-z]{40}$/), scopes: [QuotaScope.Read, DirectoryScope.Manage] });
-    const stored = await database.prisma.apiKey.findUniqueOrThrow({ where: { id: created.json!.id as string } });
+    const stored = await fixture.database.prisma.apiKey.findUniqueOrThrow({ where: { id: created.json!.id as string } });
     expect(stored.keyHash).toBe(hashApiKeyToken(created.json!.key as string));
 
     const revoked = await cli('apikey', 'revoke', '--id', created.json!.id as string);
     expect(revoked.json).toEqual({ id: created.json!.id, revoked_at: expect.stringMatching(/Z$/) });
-    expect((await database.prisma.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).revokedAt).not.toBeNull();
+    expect((await fixture.database.prisma.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).revokedAt).not.toBeNull();
     expect((await cli('apikey', 'revoke', '--id', created.json!.id as string)).json).toEqual(revoked.json);
     const unknown = await cli('apikey', 'revoke', '--id', '00000000-0000-4000-8000-000000000000');
     expect(unknown.code).toBe(1);

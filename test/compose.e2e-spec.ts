@@ -9,7 +9,7 @@ import { Client } from 'pg';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json';
 import { parse } from 'yaml';
 import { loadConfig, settingNames } from '../src/config/app-config';
-import { testDatabaseUrl, until, useListeningTestApp } from './support/test-app';
+import { testDatabaseUrl, until, useTestApp } from './support/test-app';
 
 // compose.yaml cannot run here (no Docker engine): it is checked against the Compose
 // specification's JSON schema (test/fixtures/compose-spec.json, from the compose-spec project),
@@ -134,7 +134,7 @@ const freePort = () =>
   });
 
 describeWithNginx("compose/proxy.conf in nginx, in front of two replicas", () => {
-  const replicas = [useListeningTestApp(), useListeningTestApp()];
+  const replicas = [useTestApp({ listen: true }), useTestApp({ listen: true })];
   const answered = [0, 0];
   let nginx: ChildProcess;
   let proxyUrl: string;

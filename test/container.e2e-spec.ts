@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { shippedStartCommand } from '../bench/environment';
-import { startTestApp, useListeningTestApp } from './support/test-app';
+import { startTestApp, useTestApp } from './support/test-app';
 
 const root = join(__dirname, '..');
 
@@ -34,7 +34,7 @@ describe("the image's start command", () => {
 });
 
 describe("the image's health check, run outside a container", () => {
-  const service = useListeningTestApp();
+  const service = useTestApp({ listen: true });
 
   it('probes liveness (/healthz) without starting Node: healthy while the service answers', async () => {
     expect(healthCheckCommand()[0]).toBe('bash');

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AdminService } from '../src/admin/admin.service';
-import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
-import { createApiKey, createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { createApiKey, createTenant, startTestApp, useTestApp } from './support/test-app';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
 import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
 import { QuotaScope } from '../src/modules/quota/quota.scopes';
@@ -10,31 +8,15 @@ import { QuotaScope } from '../src/modules/quota/quota.scopes';
 const path = (id: string) => `/api/openapi/v1/expert-suites/${id}`;
 
 describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
-  let database: Database;
-  let testApp: TestApp;
-  let admin: AdminService;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    testApp = await startTestApp(database);
-    admin = new AdminService(database.prisma);
-    tenant = await createTenant(database);
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-    await database.close();
-  });
-
-  const newSuite = (organizationId = tenant.organizationId) => admin.createExpertSuite(organizationId, `suite-${randomUUID().slice(0, 8)}`);
-  const patch = (id: string, body: unknown, bearer = tenant.bearer) => testApp.http().patch(path(id)).set('Authorization', bearer).send(body as object);
+  const fixture = useTestApp();
+  const { newSuite } = fixture;
+  const patch = (id: string, body: unknown, bearer = fixture.tenant.bearer) => fixture.http().patch(path(id)).set('Authorization', bearer).send(body as object);
 
   describe('access', () => {
     it('returns 401 without a key and 403 with a key lacking admin.v1.expert-suites.manage', async () => {
       const suite = await newSuite();
-      expectErrorBody(await testApp.http().patch(path(suite.id)).send({}), 401, 'UNAUTHENTICATED', 'unauthorized');
-      const readOnly = await createApiKey(database, tenant.organizationId, [QuotaScope.Read, DirectoryScope.Manage]);
+      expectErrorBody(await fixture.http().patch(path(suite.id)).send({}), 401, 'UNAUTHENTICATED', 'unauthorized');
+      const readOnly = await createApiKey(fixture.database, fixture.tenant.organizationId, [QuotaScope.Read, DirectoryScope.Manage]);
       const response = await patch(suite.id, { display_name: 'x' }, readOnly.bearer);
       expectErrorBody(response, 403, 'INSUFFICIENT_SCOPE', 'forbidden');
       expect(response.body.detail).toContain(ExpertSuitesScope.Manage);
@@ -47,14 +29,14 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
     });
 
     it("answers another organization's suite exactly like a missing one, and leaves it unchanged", async () => {
-      const other = await createTenant(database);
+      const other = await createTenant(fixture.database);
       const foreign = await newSuite(other.organizationId);
       const missing = await patch(randomUUID(), { display_name: 'taken' });
       const crossTenant = await patch(foreign.id, { display_name: 'taken' });
       expectErrorBody(missing, 404, 'NOT_FOUND', 'not_found');
       expectErrorBody(crossTenant, 404, 'NOT_FOUND', 'not_found');
       expect(crossTenant.body).toEqual(missing.body);
-      const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: foreign.id } });
+      const stored = await fixture.database.prisma.expertSuite.findUniqueOrThrow({ where: { id: foreign.id } });
       expect(stored.displayName).toBe(foreign.display_name);
       expect(stored.revision).toBe(1n);
     });
@@ -186,7 +168,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
       const response = await patch(suite.id, body);
       expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
       expect(response.body.details).toMatchObject({ field, reason });
-      const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
+      const stored = await fixture.database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
       expect(stored.revision).toBe(1n);
     });
 
@@ -283,7 +265,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
       const stale = await patch(suite.id, { display_name: 'two', expected_revision: 1 });
       expectErrorBody(stale, 409, 'REVISION_CONFLICT', 'conflict');
       expect(stale.body.details).toEqual({ field: 'expected_revision', reason: 'revision_mismatch', suggestion: '2' });
-      const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
+      const stored = await fixture.database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
       expect({ displayName: stored.displayName, revision: stored.revision }).toEqual({ displayName: 'one', revision: 2n });
       const next = await patch(suite.id, { display_name: 'two', expected_revision: 2 }).expect(200);
       expect(next.body.revision).toBe(3);
@@ -326,7 +308,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
   describe('category (market item)', () => {
     it('sets, keeps and clears the category, bumping market_item_revision and the suite revision by one each', async () => {
       const suite = await newSuite();
-      const category = await admin.createCategory(tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`);
+      const category = await fixture.admin.createCategory(fixture.tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`);
       const set = await patch(suite.id, { category_id: category.id, expected_market_item_revision: 1 }).expect(200);
       expect(set.body).toMatchObject({ category_id: category.id, market_item_revision: 2, revision: 2 });
       expect(set.body.updated_at).not.toBe(suite.updated_at);
@@ -340,7 +322,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
 
     it('refuses category_id with clear_category: true as conflicting fields', async () => {
       const suite = await newSuite();
-      const category = await admin.createCategory(tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`);
+      const category = await fixture.admin.createCategory(fixture.tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`);
       const response = await patch(suite.id, { category_id: category.id, clear_category: true });
       expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
       expect(response.body.details).toEqual({ field: 'clear_category', reason: 'conflicting_fields' });
@@ -348,32 +330,32 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
 
     it("answers an unknown or another organization's category with 422 CATEGORY_NOT_FOUND and changes nothing", async () => {
       const suite = await newSuite();
-      const other = await createTenant(database);
-      const foreign = await admin.createCategory(other.organizationId, 'foreign');
+      const other = await createTenant(fixture.database);
+      const foreign = await fixture.admin.createCategory(other.organizationId, 'foreign');
       for (const categoryId of [randomUUID(), foreign.id]) {
         const response = await patch(suite.id, { display_name: 'not kept', category_id: categoryId });
         expectErrorBody(response, 422, 'CATEGORY_NOT_FOUND', 'unprocessable_entity');
         expect(response.body.details).toEqual({ field: 'category_id', reason: 'not_found' });
       }
-      const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
+      const stored = await fixture.database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
       expect({ displayName: stored.displayName, revision: stored.revision }).toEqual({ displayName: suite.display_name, revision: 1n });
     });
 
     it('refuses a stale expected_market_item_revision with 409 and keeps the other changes of the request out', async () => {
       const suite = await newSuite();
-      const category = await admin.createCategory(tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`);
+      const category = await fixture.admin.createCategory(fixture.tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`);
       await patch(suite.id, { category_id: category.id }).expect(200);
       const response = await patch(suite.id, { display_name: 'not kept', clear_category: true, expected_market_item_revision: 1 });
       expectErrorBody(response, 409, 'MARKET_ITEM_REVISION_CONFLICT', 'conflict');
       expect(response.body.details).toEqual({ field: 'expected_market_item_revision', reason: 'revision_mismatch', suggestion: '2' });
-      const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id }, include: { marketItem: true } });
+      const stored = await fixture.database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id }, include: { marketItem: true } });
       expect(stored.displayName).toBe(suite.display_name);
       expect(stored.marketItem?.categoryId).toBe(category.id);
     });
 
     it('changes suite fields and category in one request, bumping each revision once', async () => {
       const suite = await newSuite();
-      const category = await admin.createCategory(tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`);
+      const category = await fixture.admin.createCategory(fixture.tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`);
       const { body } = await patch(suite.id, { display_name: 'both', category_id: category.id, expected_revision: 1, expected_market_item_revision: 1 }).expect(200);
       expect(body).toMatchObject({ display_name: 'both', category_id: category.id, revision: 2, market_item_revision: 2 });
     });
@@ -397,16 +379,16 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
 
   describe('concurrency', () => {
     it('lets exactly one of 10 concurrent PATCHes with the same expected_revision win, across two app instances', async () => {
-      const second = await startTestApp(database);
+      const second = await startTestApp(fixture.database);
       try {
         const suite = await newSuite();
-        const apps = [testApp, second];
+        const apps = [fixture.app, second];
         const responses = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
             apps[i % 2]
               .http()
               .patch(path(suite.id))
-              .set('Authorization', tenant.bearer)
+              .set('Authorization', fixture.tenant.bearer)
               .send({ expected_revision: 1, display_name: `writer ${i}`, description: `description of writer ${i}` }),
           ),
         );
@@ -417,7 +399,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
         }
         const winner = responses.find((response) => response.status === 200)!;
         const index = Number(/writer (\d+)/.exec(winner.body.display_name)![1]);
-        const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
+        const stored = await fixture.database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
         expect({ revision: stored.revision, displayName: stored.displayName, description: stored.description }).toEqual({
           revision: 2n,
           displayName: `writer ${index}`,
@@ -429,17 +411,17 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
     });
 
     it('applies every one of 6 concurrent PATCHes without expected_revision, one after another', async () => {
-      const second = await startTestApp(database);
+      const second = await startTestApp(fixture.database);
       try {
         const suite = await newSuite();
-        const apps = [testApp, second];
+        const apps = [fixture.app, second];
         const responses = await Promise.all(
-          Array.from({ length: 6 }, (_, i) => apps[i % 2].http().patch(path(suite.id)).set('Authorization', tenant.bearer).send({ description: `d${i}` })),
+          Array.from({ length: 6 }, (_, i) => apps[i % 2].http().patch(path(suite.id)).set('Authorization', fixture.tenant.bearer).send({ description: `d${i}` })),
         );
         expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
         expect(responses.map((response) => response.body.revision).sort()).toEqual([2, 3, 4, 5, 6, 7]);
         const last = responses.find((response) => response.body.revision === 7)!;
-        const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
+        const stored = await fixture.database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
         expect({ revision: stored.revision, description: stored.description }).toEqual({ revision: 7n, description: last.body.description });
       } finally {
         await second.close();
@@ -447,13 +429,13 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
     });
 
     it('orders one-statement and transactional PATCHes of one suite: each of 8 concurrent changes bumps the revision once', async () => {
-      const second = await startTestApp(database);
+      const second = await startTestApp(fixture.database);
       try {
         const suite = await newSuite();
-        const categories = await Promise.all([0, 1, 2, 3].map(() => admin.createCategory(tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`)));
-        const apps = [testApp, second];
+        const categories = await Promise.all([0, 1, 2, 3].map(() => fixture.admin.createCategory(fixture.tenant.organizationId, `cat-${randomUUID().slice(0, 8)}`)));
+        const apps = [fixture.app, second];
         const bodies = [0, 1, 2, 3].flatMap((i) => [{ description: `d${i}` }, { category_id: categories[i].id }]);
-        const responses = await Promise.all(bodies.map((body, i) => apps[i % 2].http().patch(path(suite.id)).set('Authorization', tenant.bearer).send(body)));
+        const responses = await Promise.all(bodies.map((body, i) => apps[i % 2].http().patch(path(suite.id)).set('Authorization', fixture.tenant.bearer).send(body)));
         expect(responses.map((response) => response.status)).toEqual(Array(8).fill(200));
         expect(responses.map((response) => response.body.revision).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
         // Every answer shows the market item as of its own revision: one bump per category change so far.
@@ -463,7 +445,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
           if (setsCategory) categoryChanges++;
           expect(body.market_item_revision).toBe(1 + categoryChanges);
         }
-        const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id }, include: { marketItem: true } });
+        const stored = await fixture.database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id }, include: { marketItem: true } });
         expect({ revision: stored.revision, marketItemRevision: stored.marketItem?.revision }).toEqual({ revision: 9n, marketItemRevision: 5n });
       } finally {
         await second.close();
@@ -481,7 +463,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
 
   describe('OpenAPI', () => {
     it('documents the operation with its scope, path parameter, body and responses', async () => {
-      const document = (await testApp.http().get('/docs-json').expect(200)).body;
+      const document = (await fixture.http().get('/docs-json').expect(200)).body;
       const operation = document.paths['/api/openapi/v1/expert-suites/{resourceId}'].patch;
       expect(operation['x-required-scope']).toBe(ExpertSuitesScope.Manage);
       expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'resourceId', in: 'path', schema: expect.objectContaining({ format: 'uuid' }) })]));

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { AdminService } from '../src/admin/admin.service';
-import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
-import { listen, rawRequest, type RawRequest } from './support/raw-http';
-import { createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { rawRequest, type RawRequest } from './support/raw-http';
+import { createTenant, useTestApp, type TestTenant } from './support/test-app';
 import { breakCrc, buildZip, packageEntries, renameEntry, withCp437Names } from './support/zip-builder';
 
 /**
@@ -427,36 +425,25 @@ const CASES: Record<string, HostileCase> = { ...departmentCases, ...patchCases, 
 // --- the run ------------------------------------------------------------------------------------
 
 describe('hostile input: every case a 4xx with the error body, nothing leaked, nothing written', () => {
-  let database: Database;
-  let testApp: TestApp;
-  let base: string;
-  let tenant: TestTenant;
+  const fixture = useTestApp({ overrides: { JSON_BODY_LIMIT_BYTES: JSON_LIMIT }, listen: true });
   let other: TestTenant;
   let context: Context;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
-    testApp = await startTestApp(database, { JSON_BODY_LIMIT_BYTES: JSON_LIMIT });
-    base = await listen(testApp);
-    [tenant, other] = await Promise.all([createTenant(database), createTenant(database)]);
-    const suite = await new AdminService(database.prisma).createExpertSuite(tenant.organizationId, `hostile-${randomUUID().slice(0, 8)}`);
-    context = { bearer: tenant.bearer, otherBearer: other.bearer, suiteId: suite.id, packages: await buildHostilePackages() };
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-    await database.close();
+    other = await createTenant(fixture.database);
+    const suite = await fixture.newSuite();
+    context = { bearer: fixture.tenant.bearer, otherBearer: other.bearer, suiteId: suite.id, packages: await buildHostilePackages() };
   });
 
   /** Everything a refused request could have written. */
   const writes = async () => {
-    const organizationId = { in: [tenant.organizationId, other.organizationId] };
+    const organizationId = { in: [fixture.tenant.organizationId, other.organizationId] };
     const [departments, suites, marketItems, idempotencyRecords, uploads] = await Promise.all([
-      database.prisma.department.count({ where: { organizationId } }),
-      database.prisma.expertSuite.findMany({ where: { organizationId }, select: { id: true, revision: true, updatedAt: true } }),
-      database.prisma.marketItem.count({ where: { organizationId } }),
-      database.prisma.idempotencyRecord.count({ where: { apiKeyId: { in: [tenant.apiKeyId, other.apiKeyId] } } }),
-      database.prisma.upload.count({ where: { organizationId } }),
+      fixture.database.prisma.department.count({ where: { organizationId } }),
+      fixture.database.prisma.expertSuite.findMany({ where: { organizationId }, select: { id: true, revision: true, updatedAt: true } }),
+      fixture.database.prisma.marketItem.count({ where: { organizationId } }),
+      fixture.database.prisma.idempotencyRecord.count({ where: { apiKeyId: { in: [fixture.tenant.apiKeyId, other.apiKeyId] } } }),
+      fixture.database.prisma.upload.count({ where: { organizationId } }),
     ]);
     return { departments, suites, marketItems, idempotencyRecords, uploads };
   };
@@ -467,7 +454,7 @@ describe('hostile input: every case a 4xx with the error body, nothing leaked, n
 
   it.each(Object.entries(CASES))('%s', async (_name, hostile) => {
     const before = await writes();
-    const response = await rawRequest(base, hostile.request(context));
+    const response = await rawRequest(fixture.baseUrl, hostile.request(context));
 
     expectErrorBody(response, hostile.status, hostile.code, ERROR_TYPES[hostile.status]);
     if (hostile.details) expect(response.body.details).toMatchObject(hostile.details);
@@ -476,7 +463,7 @@ describe('hostile input: every case a 4xx with the error body, nothing leaked, n
   });
 
   it('replaces an unacceptable X-Request-Id with a generated one', async () => {
-    const response = await rawRequest(base, createRequest('{}', { set: { 'X-Request-Id': 'r'.repeat(129) } })(context));
+    const response = await rawRequest(fixture.baseUrl, createRequest('{}', { set: { 'X-Request-Id': 'r'.repeat(129) } })(context));
     expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -486,7 +473,7 @@ describe('hostile input: every case a 4xx with the error body, nothing leaked, n
   });
 
   it('states in the OpenAPI document a maximum on every integer: 9007199254740991 on every body and response field, less only where the API allows less (page_size)', async () => {
-    const document = (await testApp.http().get('/docs-json').expect(200)).body;
+    const document = (await fixture.http().get('/docs-json').expect(200)).body;
     const integers: Array<Record<string, unknown>> = [];
     const collect = (node: unknown): void => {
       if (Array.isArray(node)) node.forEach(collect);
@@ -515,25 +502,25 @@ describe('hostile input: every case a 4xx with the error body, nothing leaked, n
         createRequest(deflateSync(JSON.stringify({ name: `deflate-${randomUUID()}` })), { set: { 'Content-Encoding': 'DEFLATE' } }),
         createRequest(brotliCompressSync(JSON.stringify({ name: `br-${randomUUID()}` })), { set: { 'Content-Encoding': 'br' } }),
       ];
-      for (const request of sent) expect((await rawRequest(base, request(context))).status).toBe(201);
+      for (const request of sent) expect((await rawRequest(fixture.baseUrl, request(context))).status).toBe(201);
     });
 
     it('keeps text exactly as sent: astral characters (valid surrogate pairs) and a name with invisible characters around visible ones', async () => {
       const name = `😀\u200bA\u200f-${randomUUID().slice(0, 8)}`;
-      const response = await rawRequest(base, create({ name })(context));
+      const response = await rawRequest(fixture.baseUrl, create({ name })(context));
       expect(response.status).toBe(201);
       expect(response.body.name).toBe(name);
     });
 
     it('takes the largest integer JSON holds exactly', async () => {
-      const suite = await new AdminService(database.prisma).createExpertSuite(tenant.organizationId, `edge-${randomUUID().slice(0, 8)}`);
-      const response = await rawRequest(base, { ...patchRequest('{"command_count": 9007199254740991}')(context), path: suitePath(suite.id) });
+      const suite = await fixture.newSuite();
+      const response = await rawRequest(fixture.baseUrl, { ...patchRequest('{"command_count": 9007199254740991}')(context), path: suitePath(suite.id) });
       expect(response.status).toBe(200);
       expect(response.body.command_count).toBe(9007199254740991);
     });
 
     it('takes an upper-case uuid in the path and answers with it lower-case', async () => {
-      const response = await rawRequest(base, { ...patch({})(context), path: suitePath(context.suiteId.toUpperCase()) });
+      const response = await rawRequest(fixture.baseUrl, { ...patch({})(context), path: suitePath(context.suiteId.toUpperCase()) });
       expect(response.status).toBe(200);
       expect(response.body.id).toBe(context.suiteId);
     });

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
-import { openTestDatabase, startTestApp, useListeningTestApp } from './support/test-app';
+import { openTestDatabase, startTestApp, useTestApp } from './support/test-app';
 
 interface RawAnswer {
   status: number;
@@ -25,7 +25,7 @@ function sendRaw(port: number, bytes: string): Promise<RawAnswer> {
 }
 
 describe('requests refused by the HTTP parser', () => {
-  const service = useListeningTestApp();
+  const service = useTestApp({ listen: true });
 
   it.each([
     ['an unknown method', 'FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'MALFORMED_REQUEST', 'bad_request'],

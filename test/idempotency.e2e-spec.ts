@@ -1,33 +1,21 @@
 import { IdempotencyPurger } from '../src/common/idempotency/idempotency-purger';
-import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { IdempotentProbeController, IdempotentProbeModule } from './support/idempotent-probe.module';
-import { createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 describe('@Idempotent() on a write of another module', () => {
-  let database: Database;
-  let app: TestApp;
+  const fixture = useTestApp({ extraModules: [IdempotentProbeModule] });
+  const newKey = fixture.newIdempotencyKey;
   let probe: IdempotentProbeController;
-  let tenant: TestTenant;
-  let keySequence = 0;
-  const newKey = () => `probe-${process.pid}-${Date.now()}-${++keySequence}`;
 
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    app = await startTestApp(database, {}, [IdempotentProbeModule]);
-    probe = app.app.get(IdempotentProbeController);
-    tenant = await createTenant(database);
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await database.close();
+  beforeAll(() => {
+    probe = fixture.app.app.get(IdempotentProbeController);
   });
 
   const write = (name: string, note: string, key: string) =>
-    app.http().post(`/probe/idempotent/${name}`).set('Authorization', tenant.bearer).set('Idempotency-Key', key).send({ note });
+    fixture.http().post(`/probe/idempotent/${name}`).set('Authorization', fixture.tenant.bearer).set('Idempotency-Key', key).send({ note });
 
-  const categoriesNamed = (name: string) => database.prisma.category.count({ where: { organizationId: tenant.organizationId, name } });
+  const categoriesNamed = (name: string) => fixture.database.prisma.category.count({ where: { organizationId: fixture.tenant.organizationId, name } });
 
   it('runs the handler once and replays its status and body without running it again', async () => {
     const key = newKey();
@@ -51,7 +39,7 @@ describe('@Idempotent() on a write of another module', () => {
     const key = newKey();
     expectErrorBody(await write('delta', 'fail after writing', key), 409, 'INVALID_STATUS_TRANSITION', 'conflict');
     expect(await categoriesNamed('delta')).toBe(0);
-    expect(await database.prisma.idempotencyRecord.count({ where: { apiKeyId: tenant.apiKeyId, key } })).toBe(0);
+    expect(await fixture.database.prisma.idempotencyRecord.count({ where: { apiKeyId: fixture.tenant.apiKeyId, key } })).toBe(0);
     const retry = await write('delta', 'fine now', key).expect(200);
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
     expect(await categoriesNamed('delta')).toBe(1);
@@ -61,9 +49,9 @@ describe('@Idempotent() on a write of another module', () => {
     const liveKey = newKey();
     await write('epsilon', 'live', liveKey).expect(200);
     const past = new Date(Date.now() - 60_000);
-    await database.prisma.idempotencyRecord.createMany({
+    await fixture.database.prisma.idempotencyRecord.createMany({
       data: Array.from({ length: 3 }, (_, index) => ({
-        apiKeyId: tenant.apiKeyId,
+        apiKeyId: fixture.tenant.apiKeyId,
         key: `expired-${index}-${newKey()}`,
         fingerprint: '0'.repeat(64),
         statusCode: 200,
@@ -71,9 +59,9 @@ describe('@Idempotent() on a write of another module', () => {
         expiresAt: past,
       })),
     });
-    const purged = await app.app.get(IdempotencyPurger).purge();
+    const purged = await fixture.app.app.get(IdempotencyPurger).purge();
     expect(purged).toBeGreaterThanOrEqual(3);
-    expect(await database.prisma.idempotencyRecord.count({ where: { apiKeyId: tenant.apiKeyId, expiresAt: { lte: new Date() } } })).toBe(0);
-    expect(await database.prisma.idempotencyRecord.count({ where: { apiKeyId: tenant.apiKeyId, key: liveKey } })).toBe(1);
+    expect(await fixture.database.prisma.idempotencyRecord.count({ where: { apiKeyId: fixture.tenant.apiKeyId, expiresAt: { lte: new Date() } } })).toBe(0);
+    expect(await fixture.database.prisma.idempotencyRecord.count({ where: { apiKeyId: fixture.tenant.apiKeyId, key: liveKey } })).toBe(1);
   });
 });

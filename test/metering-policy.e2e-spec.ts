@@ -3,7 +3,7 @@ import { Clock } from '../src/common/clock';
 import { Database, openDatabase } from '../src/database/database';
 import { nextResetAfter } from '../src/modules/quota/subscription-cycle';
 import { expectErrorBody } from './support/error-body';
-import { createApiKey, createTenant, openTestDatabase, revokeAndAwaitNotice, startTestApp, testConfig, type TestApp, type TestTenant } from './support/test-app';
+import { createApiKey, createTenant, openTestDatabase, revokeAndAwaitNotice, startTestApp, testConfig, useTestApp, type TestApp, type TestTenant } from './support/test-app';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
 import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
 import { QuotaScope } from '../src/modules/quota/quota.scopes';
@@ -25,27 +25,14 @@ function read(testApp: TestApp, tenant: TestTenant) {
 }
 
 describe('GET /api/openapi/v1/metering-policy', () => {
-  let database: Database;
-  let admin: AdminService;
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    admin = new AdminService(database.prisma);
-    testApp = await startTestApp(database);
-  });
+  const fixture = useTestApp();
 
   afterEach(() => jest.restoreAllMocks());
 
-  afterAll(async () => {
-    await testApp.close();
-    await database.close();
-  });
-
   it('returns 200 with exactly the five fields as ISO 8601 UTC strings, fresh, cycle_mode subscription-cycle', async () => {
-    const tenant = await createTenant(database, [QuotaScope.Read]);
+    const tenant = await createTenant(fixture.database, [QuotaScope.Read]);
     const before = Date.now();
-    const response = await read(testApp, tenant).expect(200);
+    const response = await read(fixture.app, tenant).expect(200);
     const after = Date.now();
 
     expect(Object.keys(response.body).sort()).toEqual(['cycle_mode', 'data_as_of', 'data_status', 'next_reset_at', 'updated_at']);
@@ -55,35 +42,35 @@ describe('GET /api/openapi/v1/metering-policy', () => {
     const dataAsOf = Date.parse(response.body.data_as_of);
     expect(dataAsOf).toBeGreaterThanOrEqual(before);
     expect(dataAsOf).toBeLessThanOrEqual(after);
-    const subscription = await database.prisma.subscription.findUniqueOrThrow({ where: { organizationId: tenant.organizationId } });
+    const subscription = await fixture.database.prisma.subscription.findUniqueOrThrow({ where: { organizationId: tenant.organizationId } });
     expect(response.body.updated_at).toBe(subscription.updatedAt.toISOString());
     expect(response.headers['content-type']).toMatch(/^application\/json/);
   });
 
   it('anchors a new organization at its creation time: the first reset is one cycle after creation', async () => {
-    const tenant = await createTenant(database, [QuotaScope.Read]);
-    const { anchorAt } = await database.prisma.subscription.findUniqueOrThrow({ where: { organizationId: tenant.organizationId } });
-    const organization = await database.prisma.organization.findUniqueOrThrow({ where: { id: tenant.organizationId } });
+    const tenant = await createTenant(fixture.database, [QuotaScope.Read]);
+    const { anchorAt } = await fixture.database.prisma.subscription.findUniqueOrThrow({ where: { organizationId: tenant.organizationId } });
+    const organization = await fixture.database.prisma.organization.findUniqueOrThrow({ where: { id: tenant.organizationId } });
     expect(Math.abs(anchorAt.getTime() - organization.createdAt.getTime())).toBeLessThan(5_000);
 
     const now = new Date(anchorAt.getTime() + 60_000);
-    pinClock(testApp, now.getTime());
-    const response = await read(testApp, tenant).expect(200);
+    pinClock(fixture.app, now.getTime());
+    const response = await read(fixture.app, tenant).expect(200);
     const expected = nextResetAfter(anchorAt, now);
     expect(response.body.next_reset_at).toBe(expected.toISOString());
     expect(expected.getUTCMonth()).toBe((anchorAt.getUTCMonth() + 1) % 12);
   });
 
   it("answers each organization with its own anchor's next reset", async () => {
-    const endOfMonth = await createTenant(database, [QuotaScope.Read]);
-    const midMonth = await createTenant(database, [QuotaScope.Read]);
-    const future = await createTenant(database, [QuotaScope.Read]);
-    await admin.setSubscriptionAnchor(endOfMonth.organizationId, '2024-01-31T23:30:00Z');
-    await admin.setSubscriptionAnchor(midMonth.organizationId, '2023-06-15T08:00:00Z');
-    await admin.setSubscriptionAnchor(future.organizationId, '2025-05-20T10:00:00+02:00');
-    pinClock(testApp, '2025-02-10T00:00:00.000Z');
+    const endOfMonth = await createTenant(fixture.database, [QuotaScope.Read]);
+    const midMonth = await createTenant(fixture.database, [QuotaScope.Read]);
+    const future = await createTenant(fixture.database, [QuotaScope.Read]);
+    await fixture.admin.setSubscriptionAnchor(endOfMonth.organizationId, '2024-01-31T23:30:00Z');
+    await fixture.admin.setSubscriptionAnchor(midMonth.organizationId, '2023-06-15T08:00:00Z');
+    await fixture.admin.setSubscriptionAnchor(future.organizationId, '2025-05-20T10:00:00+02:00');
+    pinClock(fixture.app, '2025-02-10T00:00:00.000Z');
 
-    const responses = await Promise.all([endOfMonth, midMonth, future].map((tenant) => read(testApp, tenant).expect(200)));
+    const responses = await Promise.all([endOfMonth, midMonth, future].map((tenant) => read(fixture.app, tenant).expect(200)));
     expect(responses.map((r) => r.body.next_reset_at)).toEqual([
       '2025-02-28T23:30:00.000Z', // the 31st clamped to February's last day
       '2025-02-15T08:00:00.000Z',
@@ -92,71 +79,71 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   });
 
   it('moves to the next cycle when now is exactly a reset instant', async () => {
-    const tenant = await createTenant(database, [QuotaScope.Read]);
-    await admin.setSubscriptionAnchor(tenant.organizationId, '2024-01-31T23:30:00Z');
-    const moveClock = pinClock(testApp, '2025-02-28T23:29:59.999Z');
-    expect((await read(testApp, tenant).expect(200)).body.next_reset_at).toBe('2025-02-28T23:30:00.000Z');
+    const tenant = await createTenant(fixture.database, [QuotaScope.Read]);
+    await fixture.admin.setSubscriptionAnchor(tenant.organizationId, '2024-01-31T23:30:00Z');
+    const moveClock = pinClock(fixture.app, '2025-02-28T23:29:59.999Z');
+    expect((await read(fixture.app, tenant).expect(200)).body.next_reset_at).toBe('2025-02-28T23:30:00.000Z');
     moveClock('2025-02-28T23:30:00.000Z');
     // Within the cache TTL: the cached anchor is used, next_reset_at is still computed for this instant.
-    const atReset = await read(testApp, tenant).expect(200);
+    const atReset = await read(fixture.app, tenant).expect(200);
     expect(atReset.body.next_reset_at).toBe('2025-03-31T23:30:00.000Z');
     expect(atReset.body.data_as_of).toBe('2025-02-28T23:29:59.999Z');
   });
 
   it('answers from the cache within the TTL and shows a moved anchor once the TTL has passed', async () => {
-    const tenant = await createTenant(database, [QuotaScope.Read]);
-    await admin.setSubscriptionAnchor(tenant.organizationId, '2024-03-10T00:00:00Z');
-    const moveClock = pinClock(testApp, '2025-01-01T00:00:00.000Z');
-    const first = await read(testApp, tenant).expect(200);
+    const tenant = await createTenant(fixture.database, [QuotaScope.Read]);
+    await fixture.admin.setSubscriptionAnchor(tenant.organizationId, '2024-03-10T00:00:00Z');
+    const moveClock = pinClock(fixture.app, '2025-01-01T00:00:00.000Z');
+    const first = await read(fixture.app, tenant).expect(200);
     expect(first.body).toMatchObject({ next_reset_at: '2025-01-10T00:00:00.000Z', data_as_of: '2025-01-01T00:00:00.000Z', data_status: 'fresh' });
 
-    await admin.setSubscriptionAnchor(tenant.organizationId, '2024-03-20T00:00:00Z');
+    await fixture.admin.setSubscriptionAnchor(tenant.organizationId, '2024-03-20T00:00:00Z');
     moveClock('2025-01-01T00:00:04.999Z');
-    expect((await read(testApp, tenant).expect(200)).body).toEqual(first.body);
+    expect((await read(fixture.app, tenant).expect(200)).body).toEqual(first.body);
 
     moveClock('2025-01-01T00:00:05.000Z');
-    const afterTtl = await read(testApp, tenant).expect(200);
+    const afterTtl = await read(fixture.app, tenant).expect(200);
     expect(afterTtl.body).toMatchObject({ next_reset_at: '2025-01-20T00:00:00.000Z', data_as_of: '2025-01-01T00:00:05.000Z', data_status: 'fresh' });
     expect(Date.parse(afterTtl.body.updated_at)).toBeGreaterThan(Date.parse(first.body.updated_at));
   });
 
   it("never answers one organization's cached policy to another", async () => {
-    const first = await createTenant(database, [QuotaScope.Read]);
-    const second = await createTenant(database, [QuotaScope.Read]);
-    await admin.setSubscriptionAnchor(first.organizationId, '2024-01-05T00:00:00Z');
-    await admin.setSubscriptionAnchor(second.organizationId, '2024-01-25T00:00:00Z');
-    pinClock(testApp, '2025-01-10T00:00:00.000Z');
-    expect((await read(testApp, first).expect(200)).body.next_reset_at).toBe('2025-02-05T00:00:00.000Z');
-    expect((await read(testApp, second).expect(200)).body.next_reset_at).toBe('2025-01-25T00:00:00.000Z');
-    expect((await read(testApp, first).expect(200)).body.next_reset_at).toBe('2025-02-05T00:00:00.000Z');
+    const first = await createTenant(fixture.database, [QuotaScope.Read]);
+    const second = await createTenant(fixture.database, [QuotaScope.Read]);
+    await fixture.admin.setSubscriptionAnchor(first.organizationId, '2024-01-05T00:00:00Z');
+    await fixture.admin.setSubscriptionAnchor(second.organizationId, '2024-01-25T00:00:00Z');
+    pinClock(fixture.app, '2025-01-10T00:00:00.000Z');
+    expect((await read(fixture.app, first).expect(200)).body.next_reset_at).toBe('2025-02-05T00:00:00.000Z');
+    expect((await read(fixture.app, second).expect(200)).body.next_reset_at).toBe('2025-01-25T00:00:00.000Z');
+    expect((await read(fixture.app, first).expect(200)).body.next_reset_at).toBe('2025-02-05T00:00:00.000Z');
   });
 
   it('returns 403 naming the scope for a key without admin.v1.quota.read', async () => {
-    const tenant = await createTenant(database, [DirectoryScope.Manage, ExpertSuitesScope.Manage]);
-    const response = await read(testApp, tenant);
+    const tenant = await createTenant(fixture.database, [DirectoryScope.Manage, ExpertSuitesScope.Manage]);
+    const response = await read(fixture.app, tenant);
     expectErrorBody(response, 403, 'INSUFFICIENT_SCOPE', 'forbidden');
     expect(response.body.detail).toContain(QuotaScope.Read);
   });
 
   it('refuses a revoked key at once although the route remembers keys for outages', async () => {
-    const tenant = await createTenant(database, [QuotaScope.Read]);
-    const key = await createApiKey(database, tenant.organizationId, [QuotaScope.Read]);
-    await read(testApp, key).expect(200);
-    await revokeAndAwaitNotice(database, key.apiKeyId, testApp);
-    expectErrorBody(await read(testApp, key), 401, 'UNAUTHENTICATED', 'unauthorized');
+    const tenant = await createTenant(fixture.database, [QuotaScope.Read]);
+    const key = await createApiKey(fixture.database, tenant.organizationId, [QuotaScope.Read]);
+    await read(fixture.app, key).expect(200);
+    await revokeAndAwaitNotice(fixture.database, key.apiKeyId, fixture.app);
+    expectErrorBody(await read(fixture.app, key), 401, 'UNAUTHENTICATED', 'unauthorized');
   });
 
   it('returns 401 without an API key', async () => {
-    expectErrorBody(await testApp.http().get(PATH), 401, 'UNAUTHENTICATED', 'unauthorized');
+    expectErrorBody(await fixture.app.http().get(PATH), 401, 'UNAUTHENTICATED', 'unauthorized');
   });
 
   it('answers 500, not a stale policy, when the read fails for a reason other than an unreachable database', async () => {
-    const uncached = await startTestApp(database, { METERING_CACHE_TTL_MS: 0 });
+    const uncached = await startTestApp(fixture.database, { METERING_CACHE_TTL_MS: 0 });
     try {
-      const tenant = await createTenant(database, [QuotaScope.Read]);
+      const tenant = await createTenant(fixture.database, [QuotaScope.Read]);
       await read(uncached, tenant).expect(200);
       // A broken invariant (an organization without its subscription) is a bug, not an outage.
-      await database.prisma.subscription.delete({ where: { organizationId: tenant.organizationId } });
+      await fixture.database.prisma.subscription.delete({ where: { organizationId: tenant.organizationId } });
       expectErrorBody(await read(uncached, tenant), 500, 'INTERNAL_ERROR', 'internal_error');
     } finally {
       await uncached.close();
@@ -164,7 +151,7 @@ describe('GET /api/openapi/v1/metering-policy', () => {
   });
 
   it('documents the operation, its scope and its responses in OpenAPI', async () => {
-    const document = (await testApp.http().get('/docs-json').expect(200)).body;
+    const document = (await fixture.app.http().get('/docs-json').expect(200)).body;
     const operation = document.paths[PATH].get;
     expect(operation['x-required-scope']).toBe(QuotaScope.Read);
     expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '403', '429', '503']);

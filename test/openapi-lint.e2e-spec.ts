@@ -3,8 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Database } from '../src/database/database';
-import { openTestDatabase, startTestApp, type TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 interface LintProblem {
   ruleId: string;
@@ -15,21 +14,10 @@ interface LintProblem {
 
 /** The served document, linted by @redocly/cli with the rules of redocly.yaml (recommended). */
 describe('OpenAPI document lint', () => {
-  let database: Database;
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    testApp = await startTestApp(database);
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-    await database.close();
-  });
+  const fixture = useTestApp();
 
   it('has no errors and no warnings under the configured rules', async () => {
-    const document = (await testApp.http().get('/docs-json').expect(200)).body;
+    const document = (await fixture.http().get('/docs-json').expect(200)).body;
     const file = join(mkdtempSync(join(tmpdir(), 'wsa-openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
     // redocly exits 1 when it finds errors; the JSON report on stdout is read either way.

@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import type { Database } from '../src/database/database';
-import { createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 // Swagger UI under the service's real headers, in headless Chromium (the Debian `chromium`
 // package; CHROMIUM_PATH points elsewhere). .ci/run installs it, so in CI (CI=true) it always
@@ -13,25 +11,15 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const describeWithChromium = existsSync(CHROMIUM) || process.env.CI === 'true' ? describe : describe.skip;
 
 describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
-  let database: Database;
-  let testApp: TestApp;
-  let tenant: TestTenant;
+  const fixture = useTestApp({ listen: true });
   let browser: Browser;
-  let baseUrl: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
-    testApp = await startTestApp(database);
-    tenant = await createTenant(database);
-    await testApp.app.listen(0, '127.0.0.1');
-    baseUrl = `http://127.0.0.1:${(testApp.app.getHttpServer().address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await testApp?.close();
-    await database?.close();
   });
 
   it('renders the operations, authorizes with a key, runs an operation, and violates no Content-Security-Policy', async () => {
@@ -43,13 +31,13 @@ describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
     });
     page.on('pageerror', (error) => problems.push(error.message));
 
-    await page.goto(`${baseUrl}/docs`);
-    const openApi = (await testApp.http().get('/docs-json').expect(200)).body as { paths: Record<string, object> };
+    await page.goto(`${fixture.baseUrl}/docs`);
+    const openApi = (await fixture.http().get('/docs-json').expect(200)).body as { paths: Record<string, object> };
     const operations = Object.values(openApi.paths).flatMap((pathItem) => Object.keys(pathItem)).length;
     await page.waitForFunction(`document.querySelectorAll('.opblock').length === ${operations}`);
 
     await page.locator('.auth-wrapper .authorize').click();
-    await page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(tenant.apiKey);
+    await page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(fixture.tenant.apiKey);
     await page.locator('.modal-ux button.authorize').click();
     await page.locator('.modal-ux h6', { hasText: 'Authorized' }).waitFor();
     await page.locator('.modal-ux button.btn-done').click();

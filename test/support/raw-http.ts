@@ -1,6 +1,4 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { TestApp } from './test-app';
 
 export interface RawRequest {
   method: string;
@@ -16,13 +14,6 @@ export interface RawResponse {
   text: string;
   /** The parsed JSON body, or undefined when the body is not JSON. */
   body: any;
-}
-
-/** Starts the app on an ephemeral local port (for requests supertest cannot make); returns its base. */
-export async function listen(testApp: TestApp): Promise<string> {
-  await testApp.app.listen(0, '127.0.0.1');
-  const { port } = testApp.app.getHttpServer().address() as AddressInfo;
-  return `http://127.0.0.1:${port}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -104,29 +105,74 @@ export async function until(condition: () => boolean | Promise<boolean>): Promis
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-export interface ListeningTestApp {
+export interface TestDatabaseFixture {
   database: Database;
-  app: TestApp;
-  port: number;
+  /** Organizations, keys and suites made directly, as the CLI makes them. */
+  admin: AdminService;
 }
 
-/**
- * For the tests of one file: a database and an app listening on a free loopback port (for raw
- * sockets and child processes, which supertest cannot stand in for), closed after the file.
- */
-export function useListeningTestApp(overrides: Partial<AppConfig> = {}): ListeningTestApp {
-  const context = {} as ListeningTestApp;
+/** For the tests of one file: the test database, closed after the file. Its fields are set in beforeAll. */
+export function useTestDatabase(): TestDatabaseFixture {
+  const fixture = {} as TestDatabaseFixture;
   beforeAll(async () => {
-    context.database = await openTestDatabase();
-    context.app = await startTestApp(context.database, overrides);
-    await context.app.app.listen(0, '127.0.0.1');
-    context.port = (context.app.app.getHttpServer().address() as AddressInfo).port;
+    fixture.database = await openTestDatabase();
+    fixture.admin = new AdminService(fixture.database.prisma);
   });
   afterAll(async () => {
-    await context.app.close();
-    await context.database.close();
+    await fixture.database?.close();
   });
-  return context;
+  return fixture;
+}
+
+export interface TestAppFixture extends TestDatabaseFixture {
+  app: TestApp;
+  /** An organization whose key holds every scope. */
+  tenant: TestTenant;
+  http: () => ReturnType<typeof request>;
+  /** A new draft expert suite of the organization (the file's tenant's by default). */
+  newSuite: (organizationId?: string) => ReturnType<AdminService['createExpertSuite']>;
+  /** An Idempotency-Key no other request of the run has used. */
+  newIdempotencyKey: () => string;
+  /** With `listen`: the loopback port the app listens on, and its address. */
+  port: number;
+  baseUrl: string;
+}
+
+export interface TestAppOptions {
+  overrides?: Partial<AppConfig>;
+  extraModules?: AppModuleOptions['extraModules'];
+  /** Listen on a free loopback port, for raw sockets, browsers and child processes, which supertest cannot stand in for. */
+  listen?: boolean;
+}
+
+let idempotencyKeys = 0;
+
+/**
+ * For the tests of one file: the test database, an app instance on it and a tenant holding every
+ * scope, closed after the file. Fields are set in beforeAll.
+ */
+export function useTestApp({ overrides = {}, extraModules = [], listen = false }: TestAppOptions = {}): TestAppFixture {
+  const fixture = {
+    http: () => fixture.app.http(),
+    newSuite: (organizationId = fixture.tenant.organizationId) => fixture.admin.createExpertSuite(organizationId, `suite-${randomUUID().slice(0, 8)}`),
+    newIdempotencyKey: () => `test-${process.pid}-${Date.now()}-${++idempotencyKeys}`,
+  } as TestAppFixture;
+  beforeAll(async () => {
+    fixture.database = await openTestDatabase();
+    fixture.admin = new AdminService(fixture.database.prisma);
+    fixture.app = await startTestApp(fixture.database, overrides, extraModules);
+    fixture.tenant = await createTenant(fixture.database);
+    if (listen) {
+      await fixture.app.app.listen(0, '127.0.0.1');
+      fixture.port = (fixture.app.app.getHttpServer().address() as AddressInfo).port;
+      fixture.baseUrl = `http://127.0.0.1:${fixture.port}`;
+    }
+  });
+  afterAll(async () => {
+    await fixture.app?.close();
+    await fixture.database?.close();
+  });
+  return fixture;
 }
 
 export interface TwoInstances {
