@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsTrustedProxyList, trustedProxyList } from './trusted-proxies';
 
 const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
@@ -137,6 +138,29 @@ export class AppConfig {
   @Min(0)
   RATE_LIMIT_PER_MINUTE = 600;
 
+  /**
+   * Redis that holds the rate-limit counters, so that every instance spends from one budget per
+   * key; unset = each instance counts in its own memory (N instances allow N × the limit).
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  /** Put before every key this service writes to Redis, so that services or environments can share one Redis. */
+  @Matches(/^[\w:.-]+$/, { message: 'REDIS_KEY_PREFIX must be letters, digits and _ : . - only' })
+  REDIS_KEY_PREFIX = 'workspace-admin:';
+
+  /**
+   * The proxies (load balancers) whose X-Forwarded-For is believed, comma-separated IP addresses,
+   * CIDR ranges or the names loopback, linklocal, uniquelocal; unset = none, and the client
+   * address is the connection's peer.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsTrustedProxyList()
+  TRUST_PROXY?: string;
+
   /** Longest a database transaction may run before it is rolled back. */
   @Transform(toInt)
   @IsInt()
@@ -202,6 +226,10 @@ export class AppConfig {
     return this.CORS_ORIGINS ? this.CORS_ORIGINS.split(',').map((origin) => origin.trim()) : [];
   }
 
+  get trustedProxies(): string[] {
+    return this.TRUST_PROXY ? trustedProxyList(this.TRUST_PROXY) : [];
+  }
+
   get usesEmbeddedDatabase(): boolean {
     return this.DATABASE_URL === undefined;
   }
@@ -210,7 +238,7 @@ export class AppConfig {
 export class ConfigError extends Error {}
 
 // Settings without a default: absent from Object.keys(new AppConfig()).
-const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS'];
+const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'REDIS_URL', 'TRUST_PROXY'];
 
 /** Reads and validates the settings; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
@@ -242,7 +270,7 @@ export function isProduction(env: Record<string, string | undefined> = process.e
 const MIN_TYPO_LENGTH = 8;
 
 // Words our setting names begin with that are distinctive enough to flag an unknown variable by.
-const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE)/;
+const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE|REDIS|TRUST_PROX)/;
 
 /**
  * Environment variables that look like one of our settings but are none (a typo such as
