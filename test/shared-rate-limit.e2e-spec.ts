@@ -155,6 +155,41 @@ describeWithRedis('rate limit while Redis is away', () => {
   });
 });
 
+describeWithRedis('rate limit when Redis is not there at start-up', () => {
+  let database: Database;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('starts anyway, counting in memory, and counts in Redis once Redis answers', async () => {
+    const late = await OwnRedisServer.onFreePort();
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    let app: TestApp | undefined;
+    try {
+      app = await startTestApp(database, { RATE_LIMIT_PER_MINUTE: 2, REDIS_URL: late.url, REDIS_KEY_PREFIX: 'wsa-test:' }, [ProbeModule]);
+      expect(warn.mock.calls.filter(([message]) => String(message).startsWith('Redis unavailable'))).toHaveLength(1);
+      const tenant = await createTenant(database);
+      const call = () => app!.http().get('/probe/quota-read').set('Authorization', tenant.bearer);
+      expect([(await call()).status, (await call()).status, (await call()).status]).toEqual([200, 200, 429]);
+
+      await late.start();
+      await until(async () => (await call()).status === 200);
+      const client = late.client();
+      expect(await keysWithPrefix(client, 'wsa-test:')).not.toEqual([]);
+      client.disconnect();
+    } finally {
+      warn.mockRestore();
+      await app?.close();
+      await late.stop();
+    }
+  });
+});
+
 function useOwnRedisServer(): { redis: OwnRedisServer } {
   const context = {} as { redis: OwnRedisServer };
   beforeAll(async () => {
