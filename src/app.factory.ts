@@ -30,6 +30,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // No hash ETags on every answer: resources with revisions send their own ("<revision>"), and
   // Express still answers 304 for those when If-None-Match matches.
   app.set('etag', false);
+  // req.ip is the connection's peer unless that peer is a listed proxy; then X-Forwarded-For is read.
+  app.set('trust proxy', options.config.trustedProxies.length > 0 ? options.config.trustedProxies : false);
   // Before the body parser, so that even a rejected body gets its X-Request-Id.
   app.use(requestIdMiddleware);
   app.use(accessLogMiddleware);

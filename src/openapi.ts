@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { BEARER_SCHEME, REQUIRED_SCOPE_EXTENSION } from './common/auth/auth.decorators';
 import { documentCrossCuttingErrors } from './common/errors/cross-cutting-errors';
+import { documentRateLimitHeaders } from './common/rate-limit/rate-limit-document';
 import { MAX_JSON_INTEGER } from './common/validation/field-rules';
 
 function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -19,6 +20,7 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .build();
   const document = SwaggerModule.createDocument(app, config);
   documentCrossCuttingErrors(document);
+  documentRateLimitHeaders(document);
   describeRequiredScopes(document);
   stateIntegerRange(document);
   return document;

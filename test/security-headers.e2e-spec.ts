@@ -54,7 +54,7 @@ describe('security headers and CORS', () => {
   it('answers an allowed origin with CORS headers, exposing the headers clients read', async () => {
     const response = await withCors.http().get('/healthz').set('Origin', ALLOWED).expect(200);
     expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
-    expect(response.headers['access-control-expose-headers']).toBe('X-Request-Id,Idempotent-Replayed,Retry-After,ETag');
+    expect(response.headers['access-control-expose-headers']).toBe('X-Request-Id,Idempotent-Replayed,Retry-After,RateLimit,RateLimit-Policy,ETag');
     expect(response.headers.vary).toMatch(/Origin/);
   });
 

@@ -28,9 +28,25 @@ describe('loadConfig', () => {
     ['LOG_FORMAT', 'xml'],
     ['JSON_BODY_LIMIT_BYTES', '12'],
     ['PUBLIC_BASE_URL', 'ftp://example.com'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['REDIS_URL', 'cache:6379'],
+    ['REDIS_KEY_PREFIX', 'my prefix'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '1'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', 'loopback,,10.0.0.1'],
+    ['TRUST_PROXY', 'proxy.internal'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`${name}=${JSON.stringify(value)}`);
+  });
+
+  it('reads the Redis URL and the trusted proxies, a list of addresses, ranges and names', () => {
+    const config = loadConfig({ REDIS_URL: 'rediss://:secret@cache.internal:6380/2', TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::1 ,uniquelocal' });
+    expect(config.REDIS_URL).toBe('rediss://:secret@cache.internal:6380/2');
+    expect(config.trustedProxies).toEqual(['loopback', '10.0.0.0/8', 'fd00::1', 'uniquelocal']);
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: '' }).trustedProxies).toEqual([]);
   });
 
   it('refuses the embedded database under NODE_ENV=production unless it is asked for, naming DATABASE_URL', () => {
@@ -42,7 +58,7 @@ describe('loadConfig', () => {
   });
 
   it('names variables that look like settings but are none, and nothing else', () => {
-    const env = { DATABSE_URL: 'x', DATABASE_POOL_SIZ: '3', METERING_TTL: '1', PORT: '80', PATH: '/bin', HOME: '/root', HOST: 'h', USER: 'u', HOSTNAME: 'x', NODE_ENV: 'production', LANG: 'C' };
-    expect(unknownSettingLookalikes(env)).toEqual(['DATABASE_POOL_SIZ', 'DATABSE_URL', 'METERING_TTL']);
+    const env = { DATABSE_URL: 'x', DATABASE_POOL_SIZ: '3', METERING_TTL: '1', REDIS_HOST: 'h', TRUST_PROXIES: 'loopback', REDIS_URL: 'redis://h', PORT: '80', PATH: '/bin', HOME: '/root', HOST: 'h', USER: 'u', HOSTNAME: 'x', NODE_ENV: 'production', LANG: 'C' };
+    expect(unknownSettingLookalikes(env)).toEqual(['DATABASE_POOL_SIZ', 'DATABSE_URL', 'METERING_TTL', 'REDIS_HOST', 'TRUST_PROXIES']);
   });
 });

@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsTrustedProxyList, trustedProxyList } from './trusted-proxies';
 
 const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
@@ -152,6 +153,36 @@ export class AppConfig {
   @Min(0)
   RATE_LIMIT_PER_MINUTE = 600;
 
+  /**
+   * Redis that holds the rate-limit counters (`rediss://` for TLS), so that all instances share each
+   * key's budget; unset: each instance counts in its own memory (N instances allow N × the limit).
+   * While Redis is unreachable the instance counts in memory and keeps serving, and goes back to Redis
+   * when it answers (docs/operations.md). The URL is never logged (only host and port).
+   * @example redis://:password@redis:6379/0
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  /** Put before every key the service writes to Redis, so that several services or environments can share one Redis. */
+  @Matches(/^[\w:.-]+$/, { message: 'REDIS_KEY_PREFIX must be letters, digits and _ : . - only' })
+  REDIS_KEY_PREFIX = 'workspace-admin:';
+
+  /**
+   * The proxies (load balancers) in front of the service whose `X-Forwarded-For` is believed:
+   * comma-separated IP addresses, CIDR ranges (`10.0.0.0/8`, `fd00::/8`) and the names `loopback`,
+   * `linklocal`, `uniquelocal` (Express's `trust proxy` list); the client address is then the
+   * rightmost address in `X-Forwarded-For` that is not a trusted proxy. Unset: nobody is trusted and
+   * the client address is the connection's peer, whatever a client puts in `X-Forwarded-For`. `true`
+   * and hop counts are refused (trusting whoever connects is what this prevents).
+   * @example uniquelocal
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsTrustedProxyList()
+  TRUST_PROXY?: string;
+
   /** Longest a database transaction may wait for and hold a connection before it is rolled back, in milliseconds. */
   @Transform(toInt)
   @IsInt()
@@ -227,6 +258,10 @@ export class AppConfig {
     return this.CORS_ORIGINS ? this.CORS_ORIGINS.split(',').map((origin) => origin.trim()) : [];
   }
 
+  get trustedProxies(): string[] {
+    return this.TRUST_PROXY ? trustedProxyList(this.TRUST_PROXY) : [];
+  }
+
   get usesEmbeddedDatabase(): boolean {
     return this.DATABASE_URL === undefined;
   }
@@ -235,7 +270,7 @@ export class AppConfig {
 export class ConfigError extends Error {}
 
 // Settings without a default: absent from Object.keys(new AppConfig()).
-const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS'];
+const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'REDIS_URL', 'TRUST_PROXY'];
 
 /** The names of every setting: the environment variables the service reads. */
 export function settingNames(): string[] {
@@ -271,7 +306,7 @@ export function isProduction(env: Record<string, string | undefined> = process.e
 const MIN_TYPO_LENGTH = 8;
 
 // Words our setting names begin with that are distinctive enough to flag an unknown variable by.
-const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE)/;
+const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE|REDIS|TRUST_PROX)/;
 
 /**
  * Environment variables that look like one of our settings but are none (a typo such as

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Module, Post, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { IsString } from 'class-validator';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
 import { Public, RequireScope } from '../../src/common/auth/auth.decorators';
@@ -44,6 +45,13 @@ export class ProbeController {
       ? this.prisma.$queryRaw<Array<{ value: unknown }>>`SELECT ${JSON.stringify({ text })}::jsonb AS value`
       : this.prisma.$queryRaw<Array<{ value: unknown }>>`SELECT ${text}::text AS value`);
     return row;
+  }
+
+  /** The client address as the service sees it (req.ip, under TRUST_PROXY). */
+  @Public()
+  @Get('client-address')
+  clientAddress(@Req() request: Request) {
+    return { ip: request.ip };
   }
 
   @Public()

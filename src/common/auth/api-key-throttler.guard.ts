@@ -1,7 +1,9 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import { ThrottlerGuard, type ThrottlerRequest } from '@nestjs/throttler';
+import type { Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
+import { rateLimitHeaders } from '../rate-limit/rate-limit-headers';
 import { isPublic } from './api-key-auth.guard';
 import type { AuthenticatedRequest } from './principal';
 
@@ -26,12 +28,23 @@ export class ApiKeyThrottlerGuard extends ThrottlerGuard {
     return `${throttlerName}:${tracker}`;
   }
 
-  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  /**
+   * Counts the request and answers with the IETF RateLimit headers instead of the package's
+   * X-RateLimit-* ones; a request over the budget is refused with Retry-After besides.
+   */
+  protected override async handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+    const { req, res } = this.getRequestResponse(context);
+    const name = throttler.name ?? 'default';
+    const key = generateKey(context, await getTracker(req, context), name);
+    const record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
+    const response = res as Response;
+    for (const [header, value] of Object.entries(rateLimitHeaders({ name, limit, windowMs: ttl }, record))) response.setHeader(header, value);
+    if (!record.isBlocked) return true;
     throw new AppError(
       ErrorCode.RATE_LIMITED,
-      `Rate limit of ${detail.limit} requests per ${Math.round(detail.ttl / 1000)} s exceeded for this API key.`,
+      `Rate limit of ${limit} requests per ${Math.round(ttl / 1000)} s exceeded for this API key.`,
       undefined,
-      { 'Retry-After': String(detail.timeToBlockExpire) },
+      { 'Retry-After': String(record.timeToBlockExpire) },
     );
   }
 }

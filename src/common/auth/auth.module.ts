@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
+import { Clock } from '../clock';
+import { RedisThrottlerStorage } from '../rate-limit/redis-throttler-storage';
 import { JsonBodyGuard } from '../http/json-body.guard';
 import { ApiKeyAuthGuard } from './api-key-auth.guard';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
@@ -19,10 +21,12 @@ const ONE_MINUTE_MS = 60_000;
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
+      inject: [AppConfig, Clock],
+      useFactory: async (config: AppConfig, clock: Clock) => ({
         throttlers: [{ name: 'default', ttl: ONE_MINUTE_MS, limit: config.RATE_LIMIT_PER_MINUTE }],
         skipIf: () => config.RATE_LIMIT_PER_MINUTE === 0,
+        // Without Redis (or without a limit) the package's in-memory storage: each instance counts on its own.
+        storage: config.REDIS_URL && config.RATE_LIMIT_PER_MINUTE > 0 ? await RedisThrottlerStorage.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, clock) : undefined,
       }),
     }),
   ],

@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 /** Request headers a browser client of the API sends beyond the CORS-safelisted ones. */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'];
 /** Answer headers a browser client needs to read (correlation, replays, back-off, concurrency). */
-const EXPOSED_HEADERS = ['X-Request-Id', 'Idempotent-Replayed', 'Retry-After', 'ETag'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'Idempotent-Replayed', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'ETag'];
 
 /** CORS only for the configured origins; with none, no Access-Control-* header is ever sent. */
 export function useCors(app: INestApplication, origins: string[]): void {
