@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json';
 import { parse } from 'yaml';
 import { loadConfig, settingNames } from '../src/config/app-config';
+import { ProbeModule } from './support/probe.module';
 import { testDatabaseUrl, until, useTestApp } from './support/test-app';
 
 // compose.yaml cannot run here (no Docker engine): it is checked against the Compose
@@ -134,7 +135,9 @@ const freePort = () =>
   });
 
 describeWithNginx("compose/proxy.conf in nginx, in front of two replicas", () => {
-  const replicas = [useTestApp({ listen: true }), useTestApp({ listen: true })];
+  // The replicas trust the proxy, as compose/api.env's TRUST_PROXY trusts the compose network.
+  const replica = () => useTestApp({ listen: true, overrides: { TRUST_PROXY: 'loopback' }, extraModules: [ProbeModule] });
+  const replicas = [replica(), replica()];
   const answered = [0, 0];
   let nginx: ChildProcess;
   let proxyUrl: string;
@@ -179,6 +182,11 @@ describeWithNginx("compose/proxy.conf in nginx, in front of two replicas", () =>
     expect(answered[0] - before[0]).toBeGreaterThan(0);
     expect(answered[1] - before[1]).toBeGreaterThan(0);
     expect(answered[0] + answered[1] - before[0] - before[1]).toBe(20);
+  });
+
+  it("passes the client's address, not one the client claims in X-Forwarded-For", async () => {
+    const answer = await fetch(`${proxyUrl}/probe/client-address`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(await answer.json()).toEqual({ ip: '127.0.0.1' });
   });
 
   it('lets bodies up to the largest upload through, so that the service answers a too-large body with its own error', async () => {
