@@ -30,11 +30,6 @@ export class AppConfig {
   @MinLength(1)
   DATA_DIR = '.data/pglite';
 
-  /** Where uploaded files are stored (local-disk storage). */
-  @IsString()
-  @MinLength(1)
-  UPLOAD_DIR = '.data/uploads';
-
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -1,8 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import { AdminService } from '../../src/admin/admin.service';
 import { createApp } from '../../src/app.factory';
@@ -23,7 +20,6 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     {
       DATABASE_URL: testDatabaseUrl(),
       DATA_DIR: 'memory://',
-      UPLOAD_DIR: mkdtempSync(join(tmpdir(), 'wsa-uploads-')),
       LOG_LEVEL: 'error',
       RATE_LIMIT_PER_MINUTE: 0,
       ...overrides,

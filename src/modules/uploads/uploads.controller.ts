@@ -102,7 +102,7 @@ export class UploadsController {
     const svg = icon.contentType === 'image/svg+xml';
     return new StreamableFile(icon.bytes, {
       type: icon.contentType,
-      length: icon.bytes.length,
+      length: icon.size,
       disposition: svg ? 'attachment; filename="icon.svg"' : 'inline',
     });
   }

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import { TransactionHost } from '../../database/transaction-host';
+import { UploadStorage } from './upload-storage';
+
+/** The size of the pieces an upload's bytes are stored in (the last one may be shorter). */
+export const UPLOAD_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Keeps the bytes of uploads in the database (upload_chunks), in pieces of UPLOAD_CHUNK_BYTES,
+ * so that they are written and read a piece at a time: neither side ever holds one statement or
+ * one result with a whole package, and serving an upload holds at most about two pieces per response.
+ */
+@Injectable()
+export class DatabaseUploadStorage extends UploadStorage {
+  constructor(private readonly txHost: TransactionHost) {
+    super();
+  }
+
+  write(uploadId: string, bytes: Buffer): Promise<void> {
+    return this.txHost.withTransaction(async () => {
+      // One statement per piece: the driver encodes one piece at a time rather than the whole file.
+      for (let ordinal = 0; ordinal * UPLOAD_CHUNK_BYTES < bytes.length; ordinal++) {
+        const data = bytes.subarray(ordinal * UPLOAD_CHUNK_BYTES, (ordinal + 1) * UPLOAD_CHUNK_BYTES);
+        await this.txHost.tx.$executeRaw`INSERT INTO upload_chunks (upload_id, ordinal, data) VALUES (${uploadId}::uuid, ${ordinal}, ${data})`;
+      }
+    });
+  }
+
+  async read(uploadId: string, size: number): Promise<Readable | null> {
+    const first = await this.chunk(uploadId, 0);
+    if (!first) return size === 0 ? Readable.from([]) : null;
+    const chunk = (ordinal: number) => this.chunk(uploadId, ordinal);
+    async function* pieces(): AsyncGenerator<Buffer> {
+      yield first!;
+      let sent = first!.length;
+      for (let ordinal = 1; sent < size; ordinal++) {
+        const next = await chunk(ordinal);
+        // Only a purge removing the upload while it is served gets here: the pieces are written and deleted with the row.
+        if (!next) throw new Error(`Upload ${uploadId} ends after ${sent} of its ${size} bytes: piece ${ordinal} is gone`);
+        sent += next.length;
+        yield next;
+      }
+    }
+    // Reads the next piece only when the response has taken the one before (backpressure).
+    return Readable.from(pieces(), { objectMode: false, highWaterMark: UPLOAD_CHUNK_BYTES });
+  }
+
+  private async chunk(uploadId: string, ordinal: number): Promise<Buffer | null> {
+    const rows = await this.txHost.tx.$queryRaw<Array<{ data: Uint8Array }>>`
+      SELECT data FROM upload_chunks WHERE upload_id = ${uploadId}::uuid AND ordinal = ${ordinal}`;
+    if (rows.length === 0) return null;
+    const { data } = rows[0];
+    return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  }
+}
