@@ -17,12 +17,18 @@ export class DatabaseUploadStorage extends UploadStorage {
     super();
   }
 
+  // The bytes travel as base64 text that the database encodes and decodes itself. The embedded
+  // database's driver converts bytea a byte at a time in JavaScript, blocking the event loop: base64
+  // was 4-5 times faster to write and about 7 times faster to read there, and no slower over pg
+  // (measured side by side, docs/uploads.md).
+
   write(uploadId: string, bytes: Buffer): Promise<void> {
     return this.txHost.withTransaction(async () => {
-      // One statement per piece: the driver encodes one piece at a time rather than the whole file.
+      // One statement per piece: only one piece at a time is encoded for the database.
       for (let ordinal = 0; ordinal * UPLOAD_CHUNK_BYTES < bytes.length; ordinal++) {
-        const data = bytes.subarray(ordinal * UPLOAD_CHUNK_BYTES, (ordinal + 1) * UPLOAD_CHUNK_BYTES);
-        await this.txHost.tx.$executeRaw`INSERT INTO upload_chunks (upload_id, ordinal, data) VALUES (${uploadId}::uuid, ${ordinal}, ${data})`;
+        const data = bytes.subarray(ordinal * UPLOAD_CHUNK_BYTES, (ordinal + 1) * UPLOAD_CHUNK_BYTES).toString('base64');
+        await this.txHost.tx.$executeRaw`
+          INSERT INTO upload_chunks (upload_id, ordinal, data) VALUES (${uploadId}::uuid, ${ordinal}, decode(${data}, 'base64'))`;
       }
     });
   }
@@ -47,10 +53,9 @@ export class DatabaseUploadStorage extends UploadStorage {
   }
 
   private async chunk(uploadId: string, ordinal: number): Promise<Buffer | null> {
-    const rows = await this.txHost.tx.$queryRaw<Array<{ data: Uint8Array }>>`
-      SELECT data FROM upload_chunks WHERE upload_id = ${uploadId}::uuid AND ordinal = ${ordinal}`;
-    if (rows.length === 0) return null;
-    const { data } = rows[0];
-    return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const rows = await this.txHost.tx.$queryRaw<Array<{ data: string }>>`
+      SELECT encode(data, 'base64') AS data FROM upload_chunks WHERE upload_id = ${uploadId}::uuid AND ordinal = ${ordinal}`;
+    // encode() breaks its output into lines, which Buffer.from() skips.
+    return rows.length === 0 ? null : Buffer.from(rows[0].data, 'base64');
   }
 }
