@@ -32,8 +32,7 @@ ENV NODE_ENV=production \
     PORT=3000 \
     LOG_FORMAT=json \
     SHUTDOWN_DELAY_MS=5000 \
-    DATA_DIR=/var/lib/workspace-admin/pglite \
-    UPLOAD_DIR=/var/lib/workspace-admin/uploads
+    DATA_DIR=/var/lib/workspace-admin/pglite
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=production-dependencies /app/node_modules ./node_modules

@@ -30,7 +30,6 @@ export async function measureEmbedded(settings: EmbeddedSettings): Promise<Embed
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: join(directory, 'data'),
-    UPLOAD_DIR: join(directory, 'uploads'),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '0',
   };

@@ -63,7 +63,6 @@ async function main(): Promise<number> {
         DATABASE_URL: url('service'),
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_MINUTE: '0',
-        UPLOAD_DIR: join(workDirectory, 'uploads'),
       }, workDirectory, [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs]),
       lean: await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory),
     };

@@ -87,7 +87,6 @@ describe("the image's production dependencies, made outside a container", () => 
     const databaseUrl = testDatabaseUrl();
     if (databaseUrl) env.DATABASE_URL = databaseUrl;
     else Object.assign(env, { EMBEDDED_DATABASE_IN_PRODUCTION: 'true', DATA_DIR: join(app, 'pglite') });
-    if (env.UPLOAD_DIR) env.UPLOAD_DIR = join(app, 'uploads');
     const run = (script: string, ...args: string[]) => execFileSync(process.execPath, [script, ...args], { cwd: app, env, encoding: 'utf8', timeout: 60_000 });
 
     run('dist/src/database/migrate.main.js');

@@ -1,7 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AdminService } from '../src/admin/admin.service';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
@@ -16,23 +13,15 @@ const suitePath = (id: string) => `/api/openapi/v1/expert-suites/${id}`;
 const SVG = Buffer.from('<?xml version="1.0"?>\n<!-- icon -->\n<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><script>alert(1)</script><rect width="8" height="8"/></svg>');
 const ICON_LIMIT = 4096;
 
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => entry.name);
-}
-
 describe('uploads and applying them to expert suites', () => {
   let database: Database;
   let testApp: TestApp;
   let admin: AdminService;
   let tenant: TestTenant;
-  let uploadDir: string;
 
   beforeAll(async () => {
     database = await openTestDatabase();
-    uploadDir = mkdtempSync(join(tmpdir(), 'wsa-uploads-test-'));
-    testApp = await startTestApp(database, { UPLOAD_DIR: uploadDir, ICON_UPLOAD_LIMIT_BYTES: ICON_LIMIT });
+    testApp = await startTestApp(database, { ICON_UPLOAD_LIMIT_BYTES: ICON_LIMIT });
     admin = new AdminService(database.prisma);
     tenant = await createTenant(database);
   });
@@ -170,14 +159,14 @@ describe('uploads and applying them to expert suites', () => {
       expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
       expect(response.body.details).toEqual({ field: 'file', reason });
       expect(await database.prisma.upload.count({ where: { organizationId: tenant.organizationId, kind: 'package' } })).toBe(packagesBefore);
-      expect(filesUnder(uploadDir)).toEqual(filesBefore);
+      expect(await database.prisma.uploadChunk.count()).toBe(chunksBefore);
     };
     let packagesBefore: number;
-    let filesBefore: string[];
+    let chunksBefore: number;
 
     beforeEach(async () => {
       packagesBefore = await database.prisma.upload.count({ where: { organizationId: tenant.organizationId, kind: 'package' } });
-      filesBefore = filesUnder(uploadDir);
+      chunksBefore = await database.prisma.uploadChunk.count();
     });
 
     it('refuses an entry that climbs out of the archive (path traversal)', async () => {
@@ -309,7 +298,7 @@ describe('uploads and applying them to expert suites', () => {
     });
 
     it('uses PUBLIC_BASE_URL for the icon address when configured', async () => {
-      const other = await startTestApp(database, { PUBLIC_BASE_URL: 'https://admin.example.com', UPLOAD_DIR: uploadDir });
+      const other = await startTestApp(database, { PUBLIC_BASE_URL: 'https://admin.example.com' });
       try {
         const created = await upload('icon', PNG, 'icon.png', tenant.bearer, other).expect(201);
         const suite = await newSuite();
@@ -327,7 +316,7 @@ describe('uploads and applying them to expert suites', () => {
       const stored = await database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id } });
       expect({ iconUrl: stored.iconUrl, iconUploadId: stored.iconUploadId }).toEqual({ iconUrl: '', iconUploadId: created.body.upload_id });
 
-      const moved = await startTestApp(database, { PUBLIC_BASE_URL: 'https://moved.example.com', UPLOAD_DIR: uploadDir });
+      const moved = await startTestApp(database, { PUBLIC_BASE_URL: 'https://moved.example.com' });
       try {
         const read = await moved.http().get(suitePath(suite.id)).set('Authorization', tenant.bearer).expect(200);
         expect(read.body.icon_url).toBe(`https://moved.example.com${UPLOADS}/${created.body.upload_id}/content`);
@@ -407,7 +396,7 @@ describe('uploads and applying them to expert suites', () => {
     });
 
     it('answers a file over the largest upload limit with 413 while reading the form', async () => {
-      const small = await startTestApp(database, { PACKAGE_UPLOAD_LIMIT_BYTES: 8192, ICON_UPLOAD_LIMIT_BYTES: 4096, UPLOAD_DIR: uploadDir });
+      const small = await startTestApp(database, { PACKAGE_UPLOAD_LIMIT_BYTES: 8192, ICON_UPLOAD_LIMIT_BYTES: 4096 });
       try {
         const response = await upload('package', randomBytes(16 * 1024), 'suite.zip', tenant.bearer, small);
         expectErrorBody(response, 413, 'PAYLOAD_TOO_LARGE', 'payload_too_large');

@@ -6,6 +6,8 @@ import { isUniqueViolation } from '../database/prisma-errors';
 import type { ExpertSuiteDto } from '../modules/expert-suites/dto/expert-suite.dto';
 import { toExpertSuiteDto } from '../modules/expert-suites/expert-suite.mapper';
 import { allScopes, isKnownScope } from '../common/auth/scope-catalog';
+import { AdminError } from './admin-error';
+import { UploadFileImport, type UploadImportReport } from './upload-file-import';
 
 export interface ApiKeyListing {
   id: string;
@@ -15,9 +17,6 @@ export interface ApiKeyListing {
   created_at: string;
   revoked_at: string | null;
 }
-
-/** A refusal an operator can act on; the CLI prints its message. */
-export class AdminError extends Error {}
 
 /**
  * Bootstrap and operations outside the public API (docs/operations.md): organizations,
@@ -114,6 +113,11 @@ export class AdminService {
     });
     // A new suite has no uploaded icon, so no address to build: no base URL is needed.
     return toExpertSuiteDto(suite, '');
+  }
+
+  /** Copies the files of uploads kept on disk by earlier releases (their UPLOAD_DIR) into the database; see UploadFileImport. */
+  importUploadFiles(directory: string): Promise<UploadImportReport> {
+    return new UploadFileImport(this.prisma).importFrom(directory);
   }
 
   async setSubscriptionAnchor(organizationId: string, anchor: string): Promise<{ organization_id: string; anchor_at: string }> {

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { AdminError, type AdminService } from '../admin/admin.service';
+import { AdminError } from '../admin/admin-error';
+import type { AdminService } from '../admin/admin.service';
 // Loads every module, and so every scope the modules define, into the scope catalog.
 import '../app.module';
 import { scopeCatalog } from '../common/auth/scope-catalog';
@@ -52,6 +53,11 @@ const COMMANDS: Record<string, Command> = {
     usage: 'category create --org ORG_ID --name NAME',
     options: { org: { type: 'string' }, name: { type: 'string' } },
     run: (admin, v) => admin.createCategory(v.org, v.name),
+  },
+  'uploads import': {
+    usage: 'uploads import --from UPLOAD_DIR',
+    options: { from: { type: 'string' } },
+    run: (admin, v) => admin.importUploadFiles(v.from),
   },
   'subscription set': {
     usage: 'subscription set --org ORG_ID --anchor ISO_DATE_TIME',

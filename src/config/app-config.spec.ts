@@ -61,4 +61,9 @@ describe('loadConfig', () => {
     const env = { DATABSE_URL: 'x', DATABASE_POOL_SIZ: '3', METERING_TTL: '1', REDIS_HOST: 'h', TRUST_PROXIES: 'loopback', REDIS_URL: 'redis://h', PORT: '80', PATH: '/bin', HOME: '/root', HOST: 'h', USER: 'u', HOSTNAME: 'x', NODE_ENV: 'production', LANG: 'C' };
     expect(unknownSettingLookalikes(env)).toEqual(['DATABASE_POOL_SIZ', 'DATABSE_URL', 'METERING_TTL', 'REDIS_HOST', 'TRUST_PROXIES']);
   });
+
+  it('warns about UPLOAD_DIR, a setting of releases that kept uploads on disk, and does not read it', () => {
+    expect(unknownSettingLookalikes({ UPLOAD_DIR: '/var/lib/uploads' })).toEqual(['UPLOAD_DIR']);
+    expect(loadConfig({ UPLOAD_DIR: '/var/lib/uploads' })).not.toHaveProperty('UPLOAD_DIR');
+  });
 });

@@ -35,11 +35,6 @@ export class AppConfig {
   @MinLength(1)
   DATA_DIR = '.data/pglite';
 
-  /** Where uploaded packages and icons are stored (local-disk storage). */
-  @IsString()
-  @MinLength(1)
-  UPLOAD_DIR = '.data/uploads';
-
   /** PostgreSQL connections per instance. */
   @Transform(toInt)
   @IsInt()

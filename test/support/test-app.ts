@@ -1,9 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import { AdminService } from '../../src/admin/admin.service';
 import { createApp } from '../../src/app.factory';
@@ -29,7 +26,6 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     {
       DATABASE_URL: testDatabaseUrl(),
       DATA_DIR: 'memory://',
-      UPLOAD_DIR: mkdtempSync(join(tmpdir(), 'wsa-uploads-')),
       LOG_LEVEL: 'error',
       RATE_LIMIT_PER_MINUTE: 0,
       ...overrides,
@@ -138,6 +134,12 @@ export interface TestAppFixture extends TestDatabaseFixture {
   baseUrl: string;
 }
 
+/** Starts `testApp` listening on a free loopback port; returns its base address (`http://127.0.0.1:<port>`). */
+export async function listenOnLoopback(testApp: TestApp): Promise<string> {
+  await testApp.app.listen(0, '127.0.0.1');
+  return `http://127.0.0.1:${(testApp.app.getHttpServer().address() as AddressInfo).port}`;
+}
+
 export interface TestAppOptions {
   overrides?: Partial<AppConfig>;
   extraModules?: AppModuleOptions['extraModules'];
@@ -163,9 +165,8 @@ export function useTestApp({ overrides = {}, extraModules = [], listen = false }
     fixture.app = await startTestApp(fixture.database, overrides, extraModules);
     fixture.tenant = await createTenant(fixture.database);
     if (listen) {
-      await fixture.app.app.listen(0, '127.0.0.1');
-      fixture.port = (fixture.app.app.getHttpServer().address() as AddressInfo).port;
-      fixture.baseUrl = `http://127.0.0.1:${fixture.port}`;
+      fixture.baseUrl = await listenOnLoopback(fixture.app);
+      fixture.port = Number(new URL(fixture.baseUrl).port);
     }
   });
   afterAll(async () => {

@@ -4,7 +4,6 @@ import { PeriodicJobs } from '../../common/scheduling/periodic-jobs';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../database/prisma.service';
 import { Prisma } from '../../generated/prisma/client';
-import { UploadStorage } from './upload-storage';
 import { RowLock } from '../../database/locks';
 
 const BATCH_SIZE = 500;
@@ -18,9 +17,8 @@ const NOT_NEEDED = Prisma.sql`(u.kind = 'package' OR NOT EXISTS (SELECT 1 FROM e
 
 /**
  * Removes expired uploads nothing needs, every UPLOAD_PURGE_INTERVAL_SECONDS (0: never) in every
- * instance: first the row, in a short transaction per batch, then, once that has committed, the bytes.
- * A crash between the two leaves the bytes as an orphan file that nothing points at; that is
- * accepted (it is never served, and costs only disk space).
+ * instance, in a short transaction per batch. Deleting the row deletes its bytes (upload_chunks,
+ * ON DELETE CASCADE) in the same transaction, so no bytes are ever left without their row.
  */
 @Injectable()
 export class UploadPurger implements OnApplicationBootstrap {
@@ -28,7 +26,6 @@ export class UploadPurger implements OnApplicationBootstrap {
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly storage: UploadStorage,
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly jobs: PeriodicJobs,
@@ -43,9 +40,8 @@ export class UploadPurger implements OnApplicationBootstrap {
     const now = this.clock.now();
     let removed = 0;
     for (;;) {
-      const { selected, storageKeys } = await this.deleteBatch(now, batchSize);
-      await this.deleteBytes(storageKeys);
-      removed += storageKeys.length;
+      const { selected, deleted } = await this.deleteBatch(now, batchSize);
+      removed += deleted;
       if (selected < batchSize) break;
     }
     if (removed > 0) this.logger.log(`Purged ${removed} expired uploads`);
@@ -53,7 +49,7 @@ export class UploadPurger implements OnApplicationBootstrap {
   }
 
   /**
-   * Deletes one batch of rows and returns their storage keys.
+   * Deletes one batch of uploads; returns how many candidates it locked and how many it deleted.
    *
    * The candidates are locked FOR UPDATE SKIP LOCKED: instances purging at once take disjoint rows
    * and never wait on each other, and an upload a PATCH holds FOR SHARE (UploadLookupService) is
@@ -63,29 +59,17 @@ export class UploadPurger implements OnApplicationBootstrap {
    * older than its locks, so a PATCH that committed an icon_upload_id in between would go unseen.
    * A PATCH that comes after the locks waits for this transaction (see findUsable).
    */
-  private deleteBatch(now: Date, batchSize: number): Promise<{ selected: number; storageKeys: string[] }> {
+  private deleteBatch(now: Date, batchSize: number): Promise<{ selected: number; deleted: number }> {
     return this.prisma.$transaction(async (tx) => {
       const candidates = await tx.$queryRaw<Array<{ id: string }>>`
         SELECT u.id FROM uploads u
         WHERE u.expires_at <= ${now} AND ${NOT_NEEDED}
         ORDER BY u.expires_at LIMIT ${batchSize}
         ${RowLock.forUpdateSkipLocked('u')}`;
-      if (candidates.length === 0) return { selected: 0, storageKeys: [] };
+      if (candidates.length === 0) return { selected: 0, deleted: 0 };
       const ids = Prisma.join(candidates.map(({ id }) => Prisma.sql`${id}::uuid`));
-      const deleted = await tx.$queryRaw<Array<{ storage_key: string }>>`
-        DELETE FROM uploads u WHERE u.id IN (${ids}) AND ${NOT_NEEDED}
-        RETURNING u.storage_key`;
-      return { selected: candidates.length, storageKeys: deleted.map((row) => row.storage_key) };
+      const deleted = await tx.$executeRaw`DELETE FROM uploads u WHERE u.id IN (${ids}) AND ${NOT_NEEDED}`;
+      return { selected: candidates.length, deleted };
     });
-  }
-
-  private async deleteBytes(storageKeys: string[]): Promise<void> {
-    for (const key of storageKeys) {
-      try {
-        await this.storage.delete(key);
-      } catch (error) {
-        this.logger.warn(`The bytes of a purged upload (${key}) could not be deleted and are left as an orphan: ${(error as Error).message}`);
-      }
-    }
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Res, StreamableFile, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Logger, Param, Post, Res, StreamableFile, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import {
   ApiBody,
@@ -30,6 +30,8 @@ const ICON_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inli
 @ApiTags('Uploads')
 @Controller('api/openapi/v1/uploads')
 export class UploadsController {
+  private readonly logger = new Logger('Uploads');
+
   constructor(private readonly uploads: UploadsService) {}
 
   @Post()
@@ -102,8 +104,8 @@ export class UploadsController {
     const svg = icon.contentType === 'image/svg+xml';
     return new StreamableFile(icon.bytes, {
       type: icon.contentType,
-      length: icon.bytes.length,
+      length: icon.size,
       disposition: svg ? 'attachment; filename="icon.svg"' : 'inline',
-    });
+    }).setErrorLogger((error) => this.logger.warn(`Icon ${uploadId}: the response was broken off, the rest of its bytes could not be read: ${error.message}`));
   }
 }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
 import { AppConfig } from '../../config/app-config';
-import { LocalDiskUploadStorage } from './local-disk-upload-storage';
+import { DatabaseUploadStorage } from './database-upload-storage';
 import { largestUploadBytes } from './multipart-errors.interceptor';
 import { UploadLookupService } from './upload-lookup.service';
 import { UploadPurger } from './upload-purger';
@@ -18,7 +18,8 @@ import { UploadsService } from './uploads.service';
   imports: [
     MulterModule.registerAsync({
       inject: [AppConfig],
-      // In memory: a file is checked whole before it is stored, and is at most the larger upload limit.
+      // In memory: a file is checked whole (the zip is read from its central directory at the end)
+      // before it is stored, and is at most the larger upload limit; it is then stored piece by piece.
       useFactory: (config: AppConfig) => ({
         limits: { fileSize: largestUploadBytes(config), files: 1, fields: 4, fieldSize: 1024, parts: 5 },
       }),
@@ -29,7 +30,7 @@ import { UploadsService } from './uploads.service';
     UploadsService,
     UploadLookupService,
     UploadPurger,
-    { provide: UploadStorage, inject: [AppConfig], useFactory: (config: AppConfig) => new LocalDiskUploadStorage(config.UPLOAD_DIR) },
+    { provide: UploadStorage, useClass: DatabaseUploadStorage },
   ],
   exports: [UploadLookupService],
 })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '../../database/transaction-host';
 import { createHash, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
@@ -21,7 +22,9 @@ export interface ReceivedFile {
 
 export interface IconContent {
   contentType: string;
-  bytes: Buffer;
+  size: number;
+  /** Read from the database as the response takes it. */
+  bytes: Readable;
 }
 
 @Injectable()
@@ -35,7 +38,8 @@ export class UploadsService {
 
   /**
    * Checks the file for its kind and keeps it. Everything is checked before anything is stored, so
-   * a refused upload leaves nothing behind; the bytes are removed again if the record cannot be written.
+   * a refused upload leaves nothing behind; the row and the bytes are written in one transaction, so
+   * an upload is never kept half-written.
    */
   async create(organizationId: string, kind: UploadKind, file: ReceivedFile | undefined): Promise<UploadDto> {
     if (!file) throw AppError.validation('file', 'required', 'file: a part named "file" holding the file is required.');
@@ -43,30 +47,25 @@ export class UploadsService {
     if (file.size > limit) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `file: a ${kind} may be at most ${limit} bytes.`);
 
     const { contentType, manifest } = await this.inspect(kind, file.buffer);
-    const id = randomUUID();
-    const storageKey = `${organizationId}/${id}`;
     const now = this.clock.now();
-    await this.storage.put(storageKey, file.buffer);
-    try {
-      const upload = await this.txHost.tx.upload.create({
+    const upload = await this.txHost.withTransaction(async () => {
+      const created = await this.txHost.tx.upload.create({
         data: {
-          id,
+          id: randomUUID(),
           organizationId,
           kind,
           size: file.size,
           sha256: createHash('sha256').update(file.buffer).digest('hex'),
           contentType,
-          storageKey,
           manifest: (manifest ?? undefined) as Prisma.InputJsonValue | undefined,
           createdAt: now,
           expiresAt: new Date(now.getTime() + this.config.UPLOAD_TTL_SECONDS * 1000),
         },
       });
-      return toUploadDto(upload);
-    } catch (error) {
-      await this.storage.delete(storageKey);
-      throw error;
-    }
+      await this.storage.write(created.id, file.buffer);
+      return created;
+    });
+    return toUploadDto(upload);
   }
 
   /**
@@ -74,10 +73,10 @@ export class UploadsService {
    * it, as a browser showing icon_url must. Packages are never served.
    */
   async iconContent(uploadId: string): Promise<IconContent> {
-    const upload = await this.txHost.tx.upload.findFirst({ where: { id: uploadId, kind: 'icon' } });
-    const bytes = upload ? await this.storage.get(upload.storageKey) : null;
+    const upload = await this.txHost.tx.upload.findFirst({ where: { id: uploadId, kind: 'icon' }, select: { contentType: true, size: true } });
+    const bytes = upload ? await this.storage.read(uploadId, upload.size) : null;
     if (!upload || !bytes) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
-    return { contentType: upload.contentType, bytes };
+    return { contentType: upload.contentType, size: upload.size, bytes };
   }
 
   private async inspect(kind: UploadKind, bytes: Buffer): Promise<{ contentType: string; manifest: PackageContents | null }> {
