@@ -4,7 +4,7 @@ import { BEARER_SCHEME, REQUIRED_SCOPE_EXTENSION } from './common/auth/auth.deco
 import { documentCrossCuttingErrors } from './common/errors/cross-cutting-errors';
 import { MAX_JSON_INTEGER } from './common/validation/field-rules';
 
-function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Workspace Administration API')
     .setDescription(

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
 import { Public, RequireScope } from '../../src/common/auth/auth.decorators';
@@ -15,6 +16,7 @@ export class ProbeBodyDto {
 }
 
 /** Routes that exercise the cross-cutting pieces without depending on a feature module. */
+@ApiExcludeController()
 @Controller('probe')
 export class ProbeController {
   constructor(private readonly prisma: PrismaService) {}

@@ -7,7 +7,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -86,8 +85,11 @@ export class UploadsController {
       'forbids scripts (an SVG cannot run script even when opened directly). Packages are never served.',
   })
   @ApiParam({ name: 'uploadId', format: 'uuid' })
-  @ApiProduces('image/png', 'image/jpeg', 'image/webp', 'image/svg+xml')
-  @ApiOkResponse({ description: 'The icon.', schema: { type: 'string', format: 'binary' } })
+  // The image types belong to the 200 alone (@ApiProduces would give them to the JSON errors too).
+  @ApiOkResponse({
+    description: 'The icon.',
+    content: Object.fromEntries(['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+  })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'uploadId is not a uuid.'],
     [ErrorCode.NOT_FOUND, 'No icon with this id.'],
