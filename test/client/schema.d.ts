@@ -844,7 +844,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The strong entity tag of the suite: its revision in quotes ("3"). */
-                    ETag?: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -855,7 +855,7 @@ export interface operations {
             304: {
                 headers: {
                     /** @description The strong entity tag of the suite: its revision in quotes ("3"). */
-                    ETag?: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -948,7 +948,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The strong entity tag of the suite: its revision in quotes ("3"). */
-                    ETag?: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {

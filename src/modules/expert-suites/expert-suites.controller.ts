@@ -19,7 +19,9 @@ import { ExpertSuitesScope } from './expert-suites.scopes';
 import { ExpertSuitesError } from './expert-suites.errors';
 import { UploadsError } from '../uploads/uploads.errors';
 
-const ETAG_HEADER = { ETag: { description: 'The strong entity tag of the suite: its revision in quotes ("3").', schema: { type: 'string' } } };
+const ETAG_HEADER = {
+  ETag: { description: 'The strong entity tag of the suite: its revision in quotes ("3").', required: true, schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' } },
+};
 
 @ApiTags('Expert suites')
 @Controller('api/openapi/v1/expert-suites')
