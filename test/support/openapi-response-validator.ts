@@ -52,7 +52,7 @@ export class OpenApiResponseValidator {
 
   constructor(document: OpenAPIObject) {
     addFormats(this.ajv);
-    // OpenAPI 3.0's own formats (`nullable` Ajv knows).
+    // OpenAPI 3.0's own formats.
     this.ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && Math.abs(value) < 2 ** 31 });
     this.ajv.addFormat('int64', { type: 'number', validate: Number.isSafeInteger });
     this.ajv.addFormat('binary', true);
@@ -77,13 +77,8 @@ export class OpenApiResponseValidator {
       .sort((a, b) => a.template.split('{').length - b.template.split('{').length);
   }
 
-  /** Every operation of the document, as "METHOD /path/template". */
-  operationNames(): string[] {
-    return this.operations.map((operation) => `${operation.method} ${operation.template}`);
-  }
-
   /** The documented operation a request reaches, or undefined when it is outside the document. */
-  operationOf(method: string, url: string): DocumentedOperation | undefined {
+  private operationOf(method: string, url: string): DocumentedOperation | undefined {
     const path = url.split('?')[0];
     const wanted = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
     return this.operations.find((operation) => operation.method === wanted && operation.pattern.test(path));
