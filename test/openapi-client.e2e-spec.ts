@@ -14,6 +14,8 @@ import { createTenant, useListeningTestApp, type TestTenant } from './support/te
 const SCHEMA_FILE = 'test/client/schema.d.ts';
 
 type ErrorBody = components['schemas']['ErrorBodyDto'];
+/** `true` only when A and B are the same type (assignability either way is not enough). */
+type IsExactly<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 /**
  * The service driven as a client generated from its OpenAPI document would drive it: every call
@@ -68,8 +70,9 @@ describe('OpenAPI document as a typed client sees it', () => {
         params: { header: { 'Idempotency-Key': randomUUID() } },
         body: { name: 'x'.repeat(256) },
       });
-      // Compiles only while the client's error type is the document's error schema.
-      const body: ErrorBody | undefined = error;
+      // Compiles (and so runs: ts-jest type-checks) only while the client's error type is exactly the document's error schema.
+      const errorIsTheErrorSchema: IsExactly<typeof error, ErrorBody | undefined> = true;
+      const body = error;
       expect(data).toBeUndefined();
       expect(response.status).toBe(400);
       expect(body).toEqual({ code: 'VALIDATION_FAILED', error: 'bad_request', detail: expect.any(String), details: expect.objectContaining({ field: 'name', reason: 'too_long' }) });
@@ -121,7 +124,8 @@ describe('OpenAPI document as a typed client sees it', () => {
       expect(updated.data).toMatchObject({ id: suite.id, display_name: 'Renamed', revision: 2 });
 
       const stale = await client.PATCH('/api/openapi/v1/expert-suites/{resourceId}', { params: { path, header: { 'If-Match': etag } }, body: { display_name: 'Lost update' } });
-      const body: ErrorBody | undefined = stale.error;
+      const errorIsTheErrorSchema: IsExactly<typeof stale.error, ErrorBody | undefined> = true;
+      const body = stale.error;
       expect(stale.response.status).toBe(412);
       expect(body).toEqual({
         code: 'PRECONDITION_FAILED',
