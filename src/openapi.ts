@@ -5,7 +5,7 @@ import { documentCrossCuttingErrors } from './common/errors/cross-cutting-errors
 import { documentRateLimitHeaders } from './common/rate-limit/rate-limit-document';
 import { MAX_JSON_INTEGER } from './common/validation/field-rules';
 
-function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Workspace Administration API')
     .setDescription(

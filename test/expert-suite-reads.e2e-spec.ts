@@ -58,6 +58,14 @@ describe('reading expert suites and conditional PATCH', () => {
       expect(changed.body.display_name).toBe('Changed');
     });
 
+    it('answers 304 also when the request says Cache-Control: no-cache, as fetch() does with If-None-Match', async () => {
+      const tenant = await createTenant(database);
+      const suite = await newSuite(tenant);
+      const notModified = await read(tenant, suite.id).set('If-None-Match', '"1"').set('Cache-Control', 'no-cache').set('Pragma', 'no-cache').expect(304);
+      expect(notModified.text).toBe('');
+      await read(tenant, suite.id).set('If-None-Match', '"2"').set('Cache-Control', 'no-cache').expect(200);
+    });
+
     it('answers 404 alike for a missing suite and another organization\'s, and 400 for an id that is not a uuid', async () => {
       const tenant = await createTenant(database);
       const stranger = await createTenant(database);

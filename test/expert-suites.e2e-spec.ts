@@ -467,7 +467,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
       const operation = document.paths['/api/openapi/v1/expert-suites/{resourceId}'].patch;
       expect(operation['x-required-scope']).toBe(ExpertSuitesScope.Manage);
       expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'resourceId', in: 'path', schema: expect.objectContaining({ format: 'uuid' }) })]));
-      expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '503']);
+      expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '500', '503']);
       const schema = document.components.schemas.UpdateExpertSuiteDto;
       expect(Object.keys(schema.properties).sort()).toEqual(
         [

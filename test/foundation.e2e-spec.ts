@@ -200,7 +200,7 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
       expect(ui.text).toContain('swagger-ui');
       const document = (await testApp.http().get('/docs-json').expect(200)).body;
       expect(document.components.securitySchemes['api-key']).toMatchObject({ type: 'http', scheme: 'bearer' });
-      const operation = document.paths['/probe/quota-read'].get;
+      const operation = document.paths['/api/openapi/v1/metering-policy'].get;
       expect(operation.security).toEqual([{ 'api-key': [] }]);
       expect(operation['x-required-scope']).toBe(QuotaScope.Read);
       expect(operation.description).toContain(`\`${QuotaScope.Read}\``);

@@ -38,6 +38,10 @@ describe('OpenAPI: cross-cutting errors', () => {
     }
   });
 
+  it('gives every operation, public ones too, 500 INTERNAL_ERROR with its example', () => {
+    for (const operation of operations) expect({ id: operation.operationId, codes: examplesOf(operation, '500') }).toEqual({ id: operation.operationId, codes: ['INTERNAL_ERROR'] });
+  });
+
   it('gives every operation that takes a JSON body INVALID_JSON, 413 and 415, beside its own 400s', () => {
     const withJsonBody = operations.filter((operation) => operation.requestBody?.content['application/json'] !== undefined);
     expect(withJsonBody.map((operation) => operation.operationId).sort()).toEqual(['createDepartment', 'updateExpertSuite']);

@@ -417,7 +417,9 @@ describe('uploads and applying them to expert suites', () => {
       // Public: an explicit empty security requirement (what the OpenAPI lint asks for), no scope.
       expect(content.security).toEqual([]);
       expect(content['x-required-scope']).toBeUndefined();
-      expect(content.responses['200']).toBeDefined();
+      // The image types are the 200's alone; its errors are the JSON error body.
+      expect(Object.keys(content.responses['200'].content)).toEqual(['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml']);
+      expect(Object.keys(content.responses['404'].content)).toEqual(['application/json']);
     });
   });
 });

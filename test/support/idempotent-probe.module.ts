@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Module, Param, Post } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { TransactionHost } from '../../src/database/transaction-host';
 import { IsString } from 'class-validator';
 import { RequireScope } from '../../src/common/auth/auth.decorators';
@@ -16,6 +17,7 @@ export class ProbeNoteDto {
 }
 
 /** A write of another module made idempotent by the decorator alone; counts how often it really runs. */
+@ApiExcludeController()
 @Controller('probe/idempotent')
 export class IdempotentProbeController {
   calls = 0;

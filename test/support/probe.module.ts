@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Module, Post, Query, Req } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { IsString } from 'class-validator';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
@@ -16,6 +17,7 @@ export class ProbeBodyDto {
 }
 
 /** Routes that exercise the cross-cutting pieces without depending on a feature module. */
+@ApiExcludeController()
 @Controller('probe')
 export class ProbeController {
   constructor(private readonly prisma: PrismaService) {}

@@ -10,6 +10,12 @@ import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { Database, openDatabase } from '../../src/database/database';
 import { allScopes } from '../../src/common/auth/scope-catalog';
 import { fileDatabaseUrl, serverDatabaseUrl } from './postgres-test-databases';
+import { checkResponsesAgainstDocument, failOnResponseViolations } from './openapi-response-check';
+
+// Every answer of every app built here is held to the OpenAPI document: a test fails when an
+// answer it caused differs (a file fails for answers caused in its set-up and tear-down).
+afterEach(failOnResponseViolations);
+afterAll(failOnResponseViolations);
 
 /**
  * PostgreSQL when TEST_DATABASE_URL is set (CI runs both): this test file's own copy of the migrated
@@ -53,6 +59,7 @@ export async function startTestApp(
   extraModules: AppModuleOptions['extraModules'] = [],
 ): Promise<TestApp> {
   const app = await createApp({ config: testConfig(overrides), database, extraModules });
+  checkResponsesAgainstDocument(app);
   return {
     app,
     http: () => request(app.getHttpServer()),

@@ -21,11 +21,16 @@ const scopedOperationErrors = (scope: string): DocumentedError[] => [
   [ErrorCode.SERVICE_UNAVAILABLE, 'The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later.'],
 ];
 
+/** Raised by the error filter for anything unforeseen: every operation. */
+const UNEXPECTED_ERRORS: DocumentedError[] = [
+  [ErrorCode.INTERNAL_ERROR, 'An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it.'],
+];
+
 /**
  * Documents the errors of the global layers once, for every operation they apply to, so that a
  * handler declares only its own: JSON body errors where an operation takes a JSON body, and
- * authentication, scope, rate limit and database errors where it needs a key. An example an
- * operation documents itself (a 503 with its own wording, say) is kept.
+ * authentication, scope, rate limit and database errors where it needs a key, and the unexpected
+ * fault everywhere. An example an operation documents itself (a 503 with its own wording, say) is kept.
  */
 export function documentCrossCuttingErrors(document: OpenAPIObject): void {
   for (const pathItem of Object.values(document.paths)) {
@@ -35,6 +40,7 @@ export function documentCrossCuttingErrors(document: OpenAPIObject): void {
       if (takesJsonBody(operation)) errors.push(...JSON_BODY_ERRORS);
       const scope = (operation as unknown as Record<string, unknown>)[REQUIRED_SCOPE_EXTENSION];
       if (typeof scope === 'string') errors.push(...scopedOperationErrors(scope));
+      errors.push(...UNEXPECTED_ERRORS);
       addErrorResponses(operation, errors);
     }
   }

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error';
-import { parseIfMatch, revisionETag } from './entity-tags';
+import { ifNoneMatchHolds, parseIfMatch, revisionETag } from './entity-tags';
 
 describe('If-Match on revisioned resources', () => {
   it('reads *, one strong tag holding a revision, and nothing', () => {
@@ -30,5 +30,20 @@ describe('If-Match on revisioned resources', () => {
     }
     expect(thrown).toBeInstanceOf(AppError);
     expect((thrown as AppError).details).toEqual({ field: 'If-Match', reason: 'invalid_format' });
+  });
+});
+
+describe('If-None-Match on revisioned resources', () => {
+  it.each([
+    ['the tag', '"3"', true],
+    ['the tag, weak', 'W/"3"', true],
+    ['the tag in a list', '"1", W/"3" ,"7"', true],
+    ['any tag', '*', true],
+    ['another tag', '"4"', false],
+    ['a list without the tag', '"1", "33"', false],
+    ['the revision unquoted', '3', false],
+    ['nothing', undefined, false],
+  ])('holds for %s: %s', (_case, header, holds) => {
+    expect(ifNoneMatchHolds(header, revisionETag(3))).toBe(holds);
   });
 });

@@ -25,3 +25,13 @@ export function parseIfMatch(header: string | undefined): RevisionPrecondition |
   }
   return { kind: 'revision', revision };
 }
+
+/**
+ * Whether `If-None-Match` (RFC 9110, 13.1.2) holds for a representation tagged `etag`: `*`, or a
+ * list naming the tag, compared weakly (`W/"3"` matches `"3"`). Absent: false.
+ */
+export function ifNoneMatchHolds(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.trim() === '*' || header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}

@@ -6,7 +6,7 @@ import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
-import { parseIfMatch, revisionETag } from '../../common/http/entity-tags';
+import { ifNoneMatchHolds, parseIfMatch, revisionETag } from '../../common/http/entity-tags';
 import { AppConfig } from '../../config/app-config';
 import { ExpertSuiteDto } from './dto/expert-suite.dto';
 import { ExpertSuitePageDto } from './dto/expert-suite-page.dto';
@@ -19,7 +19,9 @@ import { ExpertSuitesScope } from './expert-suites.scopes';
 import { ExpertSuitesError } from './expert-suites.errors';
 import { UploadsError } from '../uploads/uploads.errors';
 
-const ETAG_HEADER = { ETag: { description: 'The strong entity tag of the suite: its revision in quotes ("3").', schema: { type: 'string' } } };
+const ETAG_HEADER = {
+  ETag: { description: 'The strong entity tag of the suite: its revision in quotes ("3").', required: true, schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' } },
+};
 
 @ApiTags('Expert suites')
 @Controller('api/openapi/v1/expert-suites')
@@ -123,12 +125,16 @@ export class ExpertSuitesController {
   }
 
   /**
-   * The suite as answered, with its revision as ETag. On a GET, Express answers 304 itself when
-   * If-None-Match matches that tag (weak comparison, RFC 9110).
+   * The suite as answered, with its revision as ETag. On a GET whose If-None-Match holds that tag,
+   * Express sends 304 without the body. Express alone would not when the request also says
+   * `Cache-Control: no-cache`, which fetch() adds to every request given If-None-Match; that
+   * directive is for caches, and the origin server evaluates the condition regardless (RFC 9110, 13.2.1).
    */
   private answerWithETag(suite: ExpertSuiteWithMarketItem, request: Request, response: Response): ExpertSuiteDto {
     const answer = toExpertSuiteDto(suite, publicBaseUrl(this.config, request));
-    response.setHeader('ETag', revisionETag(answer.revision));
+    const etag = revisionETag(answer.revision);
+    response.setHeader('ETag', etag);
+    if (request.method === 'GET' && ifNoneMatchHolds(request.headers['if-none-match'], etag)) Object.defineProperty(request, 'fresh', { value: true });
     return answer;
   }
 }

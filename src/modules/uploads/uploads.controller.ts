@@ -7,7 +7,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -88,11 +87,15 @@ export class UploadsController {
       'forbids scripts (an SVG cannot run script even when opened directly). Packages are never served.',
   })
   @ApiParam({ name: 'uploadId', format: 'uuid' })
-  @ApiProduces('image/png', 'image/jpeg', 'image/webp', 'image/svg+xml')
-  @ApiOkResponse({ description: 'The icon.', schema: { type: 'string', format: 'binary' } })
+  // The image types belong to the 200 alone (@ApiProduces would give them to the JSON errors too).
+  @ApiOkResponse({
+    description: 'The icon.',
+    content: Object.fromEntries(['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+  })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'uploadId is not a uuid.'],
     [ErrorCode.NOT_FOUND, 'No icon with this id.'],
+    [ErrorCode.SERVICE_UNAVAILABLE, 'The database, which holds the icon, is unreachable (Retry-After: 5) or busy (Retry-After: 1); retry later.'],
   )
   async content(@Param('uploadId', UuidParamPipe) uploadId: string, @Res({ passthrough: true }) response: Response): Promise<StreamableFile> {
     const icon = await this.uploads.iconContent(uploadId);
