@@ -28,9 +28,18 @@ describe('loadConfig', () => {
     ['LOG_FORMAT', 'xml'],
     ['JSON_BODY_LIMIT_BYTES', '12'],
     ['PUBLIC_BASE_URL', 'ftp://example.com'],
+    ['METRICS_PORT', 'nine'],
+    ['METRICS_PORT', '65536'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`${name}=${JSON.stringify(value)}`);
+  });
+
+  it('leaves the metrics server off unless METRICS_PORT is set (0 picks a free port)', () => {
+    expect(loadConfig({}).METRICS_PORT).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '' }).METRICS_PORT).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).METRICS_PORT).toBe(9464);
+    expect(loadConfig({ METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
   });
 
   it('refuses the embedded database under NODE_ENV=production unless it is asked for, naming DATABASE_URL', () => {

@@ -50,10 +50,11 @@ export class AppConfig {
   @Min(100)
   DATABASE_POOL_TIMEOUT_MS = 10_000;
 
+  /** The least severe lines written: `log` writes events and one line per request; pino's `info` level. */
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'log';
 
-  /** `json`: one JSON object per line, for log collectors; `text`: for people. */
+  /** `json`: one JSON object per line, for log collectors; `text`: one readable line each, for people. */
   @IsIn(['text', 'json'])
   LOG_FORMAT: 'text' | 'json' = 'text';
 
@@ -174,6 +175,17 @@ export class AppConfig {
   @Min(0)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
+  /**
+   * Port of the separate HTTP server answering `GET /metrics` (Prometheus); unset = no metrics
+   * server, 0 = a free port. Never the API port, so that metrics are not public by accident.
+   */
+  @Transform((params) => toInt({ value: emptyToUndefined(params) }))
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
   /** Base URL clients reach the service at; used for addresses the service hands out (icon_url). */
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -210,7 +222,7 @@ export class AppConfig {
 export class ConfigError extends Error {}
 
 // Settings without a default: absent from Object.keys(new AppConfig()).
-const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS'];
+const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'METRICS_PORT'];
 
 /** Reads and validates the settings; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
@@ -242,7 +254,7 @@ export function isProduction(env: Record<string, string | undefined> = process.e
 const MIN_TYPO_LENGTH = 8;
 
 // Words our setting names begin with that are distinctive enough to flag an unknown variable by.
-const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE)/;
+const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE|METRICS)/;
 
 /**
  * Environment variables that look like one of our settings but are none (a typo such as

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
 import request from 'supertest';
 import { AdminService } from '../../src/admin/admin.service';
 import { createApp } from '../../src/app.factory';
@@ -44,13 +45,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** An app instance over `database`; several instances may share one database. */
+/** An app instance over `database`; several instances may share one database. Log lines go to `logDestination` when given (see captureLogs). */
 export async function startTestApp(
   database: Database,
   overrides: Partial<AppConfig> = {},
   extraModules: AppModuleOptions['extraModules'] = [],
+  logDestination?: DestinationStream,
 ): Promise<TestApp> {
-  const app = await createApp({ config: testConfig(overrides), database, extraModules });
+  const app = await createApp({ config: testConfig(overrides), database, extraModules, logDestination });
   return {
     app,
     http: () => request(app.getHttpServer()),

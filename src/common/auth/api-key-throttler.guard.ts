@@ -1,7 +1,8 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
+import { Metrics } from '../metrics/metrics';
 import { isPublic } from './api-key-auth.guard';
 import type { AuthenticatedRequest } from './principal';
 
@@ -12,6 +13,9 @@ import type { AuthenticatedRequest } from './principal';
  */
 @Injectable()
 export class ApiKeyThrottlerGuard extends ThrottlerGuard {
+  // A property, not a constructor parameter: ThrottlerGuard's constructor stays as it is.
+  @Inject(Metrics) private readonly metrics!: Metrics;
+
   protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
     return isPublic(this.reflector, context);
   }
@@ -27,6 +31,7 @@ export class ApiKeyThrottlerGuard extends ThrottlerGuard {
   }
 
   protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    this.metrics.rateLimitRefused();
     throw new AppError(
       ErrorCode.RATE_LIMITED,
       `Rate limit of ${detail.limit} requests per ${Math.round(detail.ttl / 1000)} s exceeded for this API key.`,
