@@ -35,7 +35,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // Before the body parser, so that even a rejected body gets its X-Request-Id, its log line and its count.
   app.use(requestIdMiddleware);
   app.use(requestLogMiddleware(app.get(APP_LOGGER)));
-  app.use(httpMetricsMiddleware(app.get(Metrics)));
+  // Without a metrics server no one reads them, and no request pays for them.
+  if (options.config.METRICS_PORT !== undefined) app.use(httpMetricsMiddleware(app.get(Metrics)));
   app.use(refuseUndecodableQueryString);
   useSecurityHeaders(app);
   useCors(app, options.config.corsOrigins);

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { collectDefaultMetrics } from 'prom-client';
 import { AppConfig } from '../../config/app-config';
 import { Metrics } from './metrics';
 
@@ -25,6 +26,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.METRICS_PORT === undefined) return;
+    // Only when served: it samples the event loop's delay all along.
+    collectDefaultMetrics({ register: this.metrics.registry });
     const server = createServer((request, response) => void this.answer(request, response));
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.config.METRICS_PORT, () => resolve()));
     this.server = server;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DatabasePool } from '../../database/database-pool';
 
 /** The route label of a request no route matched (an unknown path, or one refused before routing). */
@@ -66,7 +66,6 @@ export class Metrics {
   private readonly seriesByRoute = new Map<string, RouteSeries>();
 
   constructor(pool: DatabasePool) {
-    collectDefaultMetrics({ register: this.registry });
     if (pool.poolUsage()) registerPoolGauges(this.registry, pool);
   }
 
