@@ -25,7 +25,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
-  // Nest flushes the buffer only in listen(); tests never call it, and init() logs too.
+  // Nest itself would flush them only in listen(), which the tests never call.
   app.flushLogs();
   app.disable('x-powered-by');
   // No hash ETags on every answer: resources with revisions send their own ("<revision>"), and

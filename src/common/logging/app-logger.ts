@@ -25,7 +25,6 @@ export function createAppLogger(config: Pick<AppConfig, 'LOG_LEVEL' | 'LOG_FORMA
 /** One readable line per entry: `[time] INFO: [context] message {other fields}`. */
 function readableLines(target: DestinationStream): DestinationStream {
   // Loaded only for text: the JSON format (the image's) never pays for it.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { prettyFactory } = require('pino-pretty') as typeof import('pino-pretty');
   const prettify = prettyFactory({
     singleLine: true,
