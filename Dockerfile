@@ -31,6 +31,7 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000 \
     LOG_FORMAT=json \
+    METRICS_PORT=9464 \
     SHUTDOWN_DELAY_MS=5000 \
     DATA_DIR=/var/lib/workspace-admin/pglite
 WORKDIR /app
@@ -41,7 +42,8 @@ COPY --from=build /app/prisma ./prisma
 RUN mkdir -p /var/lib/workspace-admin && chown node:node /var/lib/workspace-admin
 USER node
 VOLUME ["/var/lib/workspace-admin"]
-EXPOSE 3000
+# 9464: GET /metrics (Prometheus), for the scraper only; publish 3000 alone through the load balancer.
+EXPOSE 3000 9464
 # Liveness, not readiness: a database outage must not get every replica restarted while it still
 # serves stale metering answers (readiness is /readyz, for the load balancer). Plain bash, so no
 # Node process is started per probe.

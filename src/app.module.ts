@@ -5,10 +5,14 @@ import { ClockModule } from './common/clock';
 import { ReadinessModule } from './common/lifecycle/readiness';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
+import { createAppLogger } from './common/logging/app-logger';
+import { LoggingModule } from './common/logging/logging.module';
+import { MetricsModule } from './common/metrics/metrics.module';
 import { PeriodicJobsModule } from './common/scheduling/periodic-jobs';
 import { BodyValidationPipe } from './common/validation/body-validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import type { DestinationStream } from 'pino';
 import type { Database } from './database/database';
 import { DatabaseModule } from './database/database.module';
 import { PrismaService } from './database/prisma.service';
@@ -24,15 +28,19 @@ export interface AppModuleOptions {
   database?: Database;
   /** Further feature modules to mount beside the built-in ones. */
   extraModules?: Array<Type | DynamicModule>;
+  /** Where log lines go instead of stdout (tests read them). */
+  logDestination?: DestinationStream;
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, database, extraModules = [] }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, database, extraModules = [], logDestination }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        LoggingModule.forRoot(createAppLogger(config, logDestination)),
+        MetricsModule,
         ClockModule,
         ReadinessModule,
         PeriodicJobsModule,

@@ -54,7 +54,7 @@ describe('the Dockerfile', () => {
   });
 
   it('would be flagged by that linter if it were malformed', () => {
-    expect(validate(dockerfileText.replace(/^EXPOSE 3000$/m, 'EXPOSE three-thousand')).length).toBeGreaterThan(0);
+    expect(validate(dockerfileText.replace(/^EXPOSE .*$/m, 'EXPOSE three-thousand')).length).toBeGreaterThan(0);
   });
 });
 

@@ -106,7 +106,7 @@ describe('start-up on an empty embedded database', () => {
       expect(second.output()).not.toContain('wsk_');
       expect(second.output()).not.toContain('Applied migrations');
       const lines = second.output().split('\n').filter((line) => line.trim() !== '');
-      expect(lines.map((line) => JSON.parse(line).level)).toContain('log');
+      expect(lines.map((line) => JSON.parse(line).level)).toContain('info');
     } finally {
       expect(await stop(second)).toBe(0);
     }

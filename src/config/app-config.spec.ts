@@ -36,6 +36,8 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', 'loopback,,10.0.0.1'],
     ['TRUST_PROXY', 'proxy.internal'],
+    ['METRICS_PORT', 'nine'],
+    ['METRICS_PORT', '65536'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`${name}=${JSON.stringify(value)}`);
@@ -47,6 +49,13 @@ describe('loadConfig', () => {
     expect(config.trustedProxies).toEqual(['loopback', '10.0.0.0/8', 'fd00::1', 'uniquelocal']);
     expect(loadConfig({}).trustedProxies).toEqual([]);
     expect(loadConfig({ TRUST_PROXY: '' }).trustedProxies).toEqual([]);
+  });
+
+  it('leaves the metrics server off unless METRICS_PORT is set (0 picks a free port)', () => {
+    expect(loadConfig({}).METRICS_PORT).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '' }).METRICS_PORT).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).METRICS_PORT).toBe(9464);
+    expect(loadConfig({ METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
   });
 
   it('refuses the embedded database under NODE_ENV=production unless it is asked for, naming DATABASE_URL', () => {

@@ -52,11 +52,11 @@ export class AppConfig {
   @Min(100)
   DATABASE_POOL_TIMEOUT_MS = 10_000;
 
-  /** Least severe level written to the log. */
+  /** The least severe lines written: `log` writes events and one line per request (pino's `info` level). */
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'log';
 
-  /** `json`: one JSON object per line, for log collectors (the container image sets it); `text`: for people. */
+  /** `json`: one JSON object per line, for log collectors (the container image sets it); `text`: one readable line each, for people. */
   @IsIn(['text', 'json'])
   LOG_FORMAT: 'text' | 'json' = 'text';
 
@@ -217,6 +217,19 @@ export class AppConfig {
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
   /**
+   * Port of the separate HTTP server answering `GET /metrics` (Prometheus text format); unset: no
+   * metrics server, 0: a free port. Never the API port, so that metrics are not public by accident
+   * (the image sets 9464).
+   * @example 9464
+   */
+  @Transform((params) => toInt({ value: emptyToUndefined(params) }))
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  /**
    * Address clients reach the service at, without a trailing slash: used in the addresses the service
    * hands out (icon_url) and the start-up message. Unset: the scheme and Host of each request (set it
    * behind a proxy).
@@ -265,7 +278,7 @@ export class AppConfig {
 export class ConfigError extends Error {}
 
 // Settings without a default: absent from Object.keys(new AppConfig()).
-const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'REDIS_URL', 'TRUST_PROXY'];
+const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'REDIS_URL', 'TRUST_PROXY', 'METRICS_PORT'];
 
 /** The names of every setting: the environment variables the service reads. */
 export function settingNames(): string[] {
@@ -301,7 +314,7 @@ export function isProduction(env: Record<string, string | undefined> = process.e
 const MIN_TYPO_LENGTH = 8;
 
 // Words our setting names begin with that are distinctive enough to flag an unknown variable by.
-const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE|REDIS|TRUST_PROX)/;
+const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE|REDIS|TRUST_PROX|METRICS)/;
 
 /**
  * Environment variables that look like one of our settings but are none (a typo such as

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } 
 import { AppConfig } from '../config/app-config';
 import { Database, openDatabase } from './database';
 import { DatabaseNotifications } from './database-notifications';
+import { DatabasePool } from './database-pool';
 import { DatabaseOutageLog } from './outage-log';
 import { PrismaService } from './prisma.service';
 import { TransactionHost } from './transaction-host';
@@ -39,11 +40,12 @@ export class DatabaseModule {
         { provide: OWNS_DATABASE, useValue: database === undefined },
         { provide: PrismaService, inject: [DATABASE], useFactory: (db: Database) => db.prisma },
         { provide: DatabaseNotifications, useExisting: DATABASE },
+        { provide: DatabasePool, useExisting: DATABASE },
         DatabaseLifecycle,
         TransactionHost,
         DatabaseOutageLog,
       ],
-      exports: [PrismaService, TransactionHost, DatabaseOutageLog, DatabaseNotifications],
+      exports: [PrismaService, TransactionHost, DatabaseOutageLog, DatabaseNotifications, DatabasePool],
     };
   }
 }

@@ -10,6 +10,14 @@ import { withSessionAdvisoryLock } from './locks';
 
 export type DatabaseKind = 'postgres' | 'embedded';
 
+/** The PostgreSQL connection pool right now (for the metrics). */
+export interface PoolUsage {
+  inUse: number;
+  idle: number;
+  /** Requests queued for a connection. */
+  waiting: number;
+}
+
 /** An open database: the Prisma client, the migration runner, NOTIFY listening and the way to close it all. */
 export interface Database {
   readonly kind: DatabaseKind;
@@ -17,6 +25,8 @@ export interface Database {
   migrate(migrationsDir?: string): Promise<string[]>;
   /** Receives the NOTIFYs of `channel` until closed, or until the database is closed. */
   listen(channel: string, handlers: NotificationHandlers): Promise<NotificationSubscription>;
+  /** Undefined for the embedded database, which has one connection and no pool. */
+  poolUsage(): PoolUsage | undefined;
   close(): Promise<void>;
 }
 
@@ -60,6 +70,7 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
       }
     },
     listen: async (channel, handlers) => subscriptions.track(await listenOnPostgres(url, channel, handlers)),
+    poolUsage: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await subscriptions.closeAll();
       await prisma.$disconnect();
@@ -83,6 +94,7 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
       prisma,
       migrate: (migrationsDir = defaultMigrationsDir()) => applyMigrations(pgliteSession(pglite), readMigrations(migrationsDir)),
       listen: async (channel, handlers) => subscriptions.track(await listenOnPGlite(pglite, channel, handlers)),
+      poolUsage: () => undefined,
       async close() {
         await subscriptions.closeAll();
         await prisma.$disconnect();

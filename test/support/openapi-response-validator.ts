@@ -102,7 +102,7 @@ export class OpenApiResponseValidator {
       if (value === undefined) return header.required ? [`required header ${name} is missing`] : [];
       if (header.schema === undefined) return [];
       const check = this.schemaAt(`${pointer}/headers/${escapePointer(name)}/schema`);
-      return check(String(value)) ? [] : [`header ${name}: ${describeErrors(check.errors)}`];
+      return check(headerValue(String(value), header.schema)) ? [] : [`header ${name}: ${describeErrors(check.errors)}`];
     });
   }
 
@@ -170,4 +170,10 @@ function forValidation<T>(node: T): T {
     return { anyOf: [{ type: 'null' }, schema] } as T;
   }
   return schema as T;
+}
+
+/** A header's text as the value its schema describes: a header documented as a number is sent as its decimal digits. */
+function headerValue(text: string, schema: unknown): unknown {
+  const type = (schema as { type?: string }).type;
+  return (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
 }

@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
 import request from 'supertest';
 import { AdminService } from '../../src/admin/admin.service';
 import { createApp } from '../../src/app.factory';
@@ -52,13 +53,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** An app instance over `database`; several instances may share one database. */
+/** An app instance over `database`; several instances may share one database. Log lines go to `logDestination` when given (see captureLogs). */
 export async function startTestApp(
   database: Database,
   overrides: Partial<AppConfig> = {},
   extraModules: AppModuleOptions['extraModules'] = [],
+  logDestination?: DestinationStream,
 ): Promise<TestApp> {
-  const app = await createApp({ config: testConfig(overrides), database, extraModules });
+  const app = await createApp({ config: testConfig(overrides), database, extraModules, logDestination });
   checkResponsesAgainstDocument(app);
   return {
     app,

@@ -5,6 +5,7 @@ import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { PrismaService } from '../../database/prisma.service';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
+import { Metrics } from '../metrics/metrics';
 import { hashApiKeyToken, isWellFormedApiKeyToken } from './api-key-token';
 import type { Principal } from './principal';
 import { VerifiedKeyCache } from './verified-key-cache';
@@ -23,6 +24,7 @@ export class ApiKeyAuthenticator {
     private readonly prisma: PrismaService,
     private readonly config: AppConfig,
     private readonly cache: VerifiedKeyCache,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -35,6 +37,7 @@ export class ApiKeyAuthenticator {
     if (!isWellFormedApiKeyToken(token)) return undefined;
     const hash = hashApiKeyToken(token);
     const cached = this.cache.get(hash);
+    this.metrics.apiKeyCacheLookup(cached !== undefined);
     if (cached) {
       this.remember(hash, cached, options);
       return cached;

@@ -1,8 +1,9 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerRequest } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
+import { Metrics } from '../metrics/metrics';
 import { rateLimitHeaders } from '../rate-limit/rate-limit-headers';
 import { isPublic } from './api-key-auth.guard';
 import type { AuthenticatedRequest } from './principal';
@@ -14,6 +15,9 @@ import type { AuthenticatedRequest } from './principal';
  */
 @Injectable()
 export class ApiKeyThrottlerGuard extends ThrottlerGuard {
+  // A property, not a constructor parameter: ThrottlerGuard's constructor stays as it is.
+  @Inject(Metrics) private readonly metrics!: Metrics;
+
   protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
     return isPublic(this.reflector, context);
   }
@@ -40,6 +44,7 @@ export class ApiKeyThrottlerGuard extends ThrottlerGuard {
     const response = res as Response;
     for (const [header, value] of Object.entries(rateLimitHeaders({ name, limit, windowMs: ttl }, record))) response.setHeader(header, value);
     if (!record.isBlocked) return true;
+    this.metrics.rateLimitRefused();
     throw new AppError(
       ErrorCode.RATE_LIMITED,
       `Rate limit of ${limit} requests per ${Math.round(ttl / 1000)} s exceeded for this API key.`,

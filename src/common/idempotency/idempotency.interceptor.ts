@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { lastValueFrom, type Observable, of } from 'rxjs';
 import { principalOf, type AuthenticatedRequest } from '../auth/principal';
 import { AppError } from '../errors/app-error';
+import { Metrics } from '../metrics/metrics';
 import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './idempotency-key';
 import { IdempotencyStore, type StoredResponse } from './idempotency.store';
 import { requestFingerprint } from './request-fingerprint';
@@ -33,6 +34,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly txHost: TransactionHost,
     private readonly store: IdempotencyStore,
+    private readonly metrics: Metrics,
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<string>> {
@@ -63,7 +65,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     response.status(outcome.statusCode);
     response.type('application/json');
-    if (outcome.replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    if (outcome.replayed) {
+      response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      this.metrics.idempotencyReplayed();
+    }
     return of(outcome.responseBody);
   }
 }

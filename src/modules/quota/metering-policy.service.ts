@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
+import { Metrics } from '../../common/metrics/metrics';
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { DatabaseOutageLog } from '../../database/outage-log';
@@ -32,13 +33,16 @@ export class MeteringPolicyService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly outageLog: DatabaseOutageLog,
+    private readonly metrics: Metrics,
   ) {
     this.snapshots = new LRUCache({ max: config.METERING_CACHE_MAX_ENTRIES });
   }
 
   async read(organizationId: string): Promise<MeteringPolicyDto> {
     const cached = this.snapshots.get(organizationId);
-    if (cached && this.ageMs(cached) < this.config.METERING_CACHE_TTL_MS) return this.toDto(cached, 'fresh');
+    const fresh = cached !== undefined && this.ageMs(cached) < this.config.METERING_CACHE_TTL_MS;
+    this.metrics.meteringPolicyCacheLookup(fresh);
+    if (fresh) return this.toDto(cached, 'fresh');
 
     let snapshot: PolicySnapshot;
     try {

@@ -1,0 +1,43 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { AuthenticatedRequest } from '../auth/principal';
+import { elapsedMs } from '../http/request-timing';
+import { routePattern } from '../http/route-pattern';
+
+const REQUEST_ID = 'request_id';
+
+/**
+ * One line per finished request (pino-http): request id, method, route pattern, status, duration,
+ * and the API key and organization once authenticated. Nothing else of the request or the
+ * response: no headers (Authorization), no body, no query string.
+ */
+export function requestLogMiddleware(logger: Logger): RequestHandler {
+  return pinoHttp({
+    logger,
+    // Without a finish listener at all when request lines would be dropped anyway (LOG_LEVEL warn, error).
+    autoLogging: logger.isLevelEnabled('info'),
+    // The id requestIdMiddleware settled on (the caller's X-Request-Id or a new uuid), not a second one.
+    genReqId: (request) => request.headers['x-request-id'] as string,
+    // pino-http binds each request to a child logger under this key; the serializer keeps its id only.
+    customAttributeKeys: { req: REQUEST_ID },
+    wrapSerializers: false,
+    serializers: { [REQUEST_ID]: (request: IncomingMessage & { id: string }) => request.id },
+    customSuccessObject: requestLine,
+    customErrorObject: requestLine,
+  }) as unknown as RequestHandler;
+}
+
+function requestLine(request: IncomingMessage, response: ServerResponse) {
+  const { principal } = request as AuthenticatedRequest;
+  return {
+    method: request.method,
+    // The path without the query string where no route matched.
+    route: routePattern(request as Request) ?? (request as Request).path,
+    status: response.statusCode,
+    duration_ms: Math.round(elapsedMs(response as Response) * 100) / 100,
+    api_key_id: principal?.apiKeyId,
+    organization_id: principal?.organizationId,
+  };
+}

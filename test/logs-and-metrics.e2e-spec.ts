@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import { AdminService } from '../src/admin/admin.service';
+import { MetricsServer } from '../src/common/metrics/metrics-server';
+import type { Database } from '../src/database/database';
+import { expectErrorBody } from './support/error-body';
+import { captureLogs } from './support/log-capture';
+import { createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+
+const METERING = '/api/openapi/v1/metering-policy';
+const DEPARTMENTS = '/api/openapi/v1/departments';
+
+/** The value of one sample of a Prometheus text exposition, 0 when it is absent. */
+function sample(exposition: string, series: string): number {
+  const line = exposition.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+async function scrape(testApp: TestApp): Promise<string> {
+  const port = testApp.app.get(MetricsServer).port;
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/plain');
+  return response.text();
+}
+
+describe('logs and metrics', () => {
+  let database: Database;
+  let testApp: TestApp;
+  let tenant: TestTenant;
+  // The first app of this file: nestjs-pino sends events logged outside a request to it.
+  const logs = captureLogs();
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    testApp = await startTestApp(database, { LOG_LEVEL: 'log', LOG_FORMAT: 'json', METRICS_PORT: 0 }, [], logs.destination);
+    tenant = await createTenant(database);
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await database.close();
+  });
+
+  describe('request lines', () => {
+    it('writes one JSON line per request: request id, method, route pattern, status, latency, key and organization', async () => {
+      await testApp.http().get(METERING).set('Authorization', tenant.bearer).set('X-Request-Id', 'fields-1').expect(200);
+      const suite = await new AdminService(database.prisma).createExpertSuite(tenant.organizationId, 'Logged');
+      await testApp.http().get(`/api/openapi/v1/expert-suites/${suite.id}`).set('Authorization', tenant.bearer).set('X-Request-Id', 'fields-2').expect(200);
+
+      const lines = logs.entries().filter((entry) => entry.request_id === 'fields-1');
+      expect(lines).toEqual([
+        {
+          level: 'info',
+          time: expect.any(Number),
+          pid: process.pid,
+          hostname: expect.any(String),
+          request_id: 'fields-1',
+          method: 'GET',
+          route: METERING,
+          status: 200,
+          duration_ms: expect.any(Number),
+          api_key_id: tenant.apiKeyId,
+          organization_id: tenant.organizationId,
+          msg: 'request completed',
+        },
+      ]);
+      expect(lines[0].duration_ms).toBeGreaterThan(0);
+      const withId = logs.entries().find((entry) => entry.request_id === 'fields-2');
+      expect(withId).toMatchObject({ route: '/api/openapi/v1/expert-suites/:resourceId', status: 200 });
+    });
+
+    it('names the path without its query string when no route matched, and has no key fields without a key', async () => {
+      await testApp.http().get('/no/such/path?token=secret-value').set('X-Request-Id', 'unmatched-1').expect(404);
+      const line = logs.entries().find((entry) => entry.request_id === 'unmatched-1');
+      expect(line).toMatchObject({ method: 'GET', route: '/no/such/path', status: 404 });
+      expect(line).not.toHaveProperty('api_key_id');
+      expect(logs.text()).not.toContain('secret-value');
+    });
+
+    it('gets a line for a request refused before routing (malformed JSON body)', async () => {
+      await testApp
+        .http()
+        .post(DEPARTMENTS)
+        .set('Authorization', tenant.bearer)
+        .set('Content-Type', 'application/json')
+        .set('X-Request-Id', 'bad-json-1')
+        .send('{"name": ')
+        .expect(400);
+      expect(logs.entries().filter((entry) => entry.request_id === 'bad-json-1')).toEqual([expect.objectContaining({ method: 'POST', route: DEPARTMENTS, status: 400 })]);
+    });
+
+    it('never logs the Authorization header, the key or a body, of the request or of the response', async () => {
+      const marker = `Body marker ${randomUUID()}`;
+      await testApp
+        .http()
+        .post(DEPARTMENTS)
+        .set('Authorization', tenant.bearer)
+        .set('Idempotency-Key', 'secret-check-1')
+        .set('X-Request-Id', 'secret-check-1')
+        .send({ name: marker })
+        .expect(201);
+      await testApp.http().get(METERING).set('Authorization', `Bearer wsk_${'Z'.repeat(40)}`).expect(401);
+
+      expect(logs.entries().some((entry) => entry.request_id === 'secret-check-1')).toBe(true);
+      const text = logs.text();
+      expect(text).not.toContain(tenant.apiKey);
+      expect(text).not.toContain(tenant.apiKey.slice(4));
+      expect(text).not.toContain('Z'.repeat(40));
+      expect(text).not.toMatch(/bearer/i);
+      expect(text).not.toMatch(/authorization/i);
+      expect(text).not.toContain(marker);
+    });
+  });
+
+  it('logs application events through the same logger, with their context', () => {
+    expect(logs.entries()).toContainEqual(expect.objectContaining({ level: 'info', context: 'Metrics', msg: expect.stringMatching(/^Metrics: GET \/metrics on port \d+$/) }));
+  });
+
+  describe('metrics', () => {
+    it('counts requests by route pattern and status, and their latency by route', async () => {
+      const series = `{method="GET",route="${METERING}"`;
+      const before = await scrape(testApp);
+      for (let i = 0; i < 3; i++) await testApp.http().get(METERING).set('Authorization', tenant.bearer).expect(200);
+      await testApp.http().get(METERING).expect(401);
+      const after = await scrape(testApp);
+
+      expect(sample(after, `http_requests_total${series},status="200"}`) - sample(before, `http_requests_total${series},status="200"}`)).toBe(3);
+      expect(sample(after, `http_requests_total${series},status="401"}`) - sample(before, `http_requests_total${series},status="401"}`)).toBe(1);
+      expect(sample(after, `http_request_duration_seconds_count${series}}`) - sample(before, `http_request_duration_seconds_count${series}}`)).toBe(4);
+      expect(sample(after, `http_request_duration_seconds_bucket{le="+Inf",method="GET",route="${METERING}"}`)).toBe(sample(after, `http_request_duration_seconds_count${series}}`));
+      expect(sample(after, `http_request_duration_seconds_sum${series}}`)).toBeGreaterThan(sample(before, `http_request_duration_seconds_sum${series}}`));
+    });
+
+    it('labels requests no route matched as one series, not by their paths', async () => {
+      await testApp.http().get(`/unknown/${randomUUID()}`).expect(404);
+      const exposition = await scrape(testApp);
+      expect(sample(exposition, 'http_requests_total{method="GET",route="(unmatched)",status="404"}')).toBeGreaterThanOrEqual(1);
+      expect(exposition).not.toContain('/unknown/');
+    });
+
+    it('counts API key and metering policy cache hits and misses', async () => {
+      const fresh = await createTenant(database);
+      const before = await scrape(testApp);
+      await testApp.http().get(METERING).set('Authorization', fresh.bearer).expect(200);
+      await testApp.http().get(METERING).set('Authorization', fresh.bearer).expect(200);
+      const after = await scrape(testApp);
+      const delta = (series: string) => sample(after, series) - sample(before, series);
+      expect(delta('api_key_cache_lookups_total{result="miss"}')).toBe(1);
+      expect(delta('api_key_cache_lookups_total{result="hit"}')).toBe(1);
+      expect(delta('metering_policy_cache_lookups_total{result="miss"}')).toBe(1);
+      expect(delta('metering_policy_cache_lookups_total{result="hit"}')).toBe(1);
+    });
+
+    it('counts idempotency replays', async () => {
+      const before = sample(await scrape(testApp), 'idempotency_replays_total');
+      const send = () => testApp.http().post(DEPARTMENTS).set('Authorization', tenant.bearer).set('Idempotency-Key', 'replay-count-1').send({ name: 'Replayed' });
+      expect((await send()).status).toBe(201);
+      const replay = await send();
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(sample(await scrape(testApp), 'idempotency_replays_total') - before).toBe(1);
+    });
+
+    it('reports the PostgreSQL pool, and no pool for the embedded database', async () => {
+      const exposition = await scrape(testApp);
+      if (database.kind === 'postgres') {
+        expect(exposition).toMatch(/^db_pool_connections\{state="in_use"\} \d+$/m);
+        expect(exposition).toMatch(/^db_pool_connections\{state="idle"\} \d+$/m);
+        expect(exposition).toMatch(/^db_pool_waiting_requests \d+$/m);
+      } else {
+        expect(exposition).not.toContain('db_pool_');
+      }
+      expect(exposition).toMatch(/^process_cpu_seconds_total /m);
+    });
+
+    it('is not served on the API port', async () => {
+      expectErrorBody(await testApp.http().get('/metrics'), 404, 'NOT_FOUND', 'not_found');
+    });
+
+    it('answers anything but GET /metrics on the metrics port with 404', async () => {
+      const port = testApp.app.get(MetricsServer).port;
+      const response = await fetch(`http://127.0.0.1:${port}${METERING}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', error: 'not_found' });
+    });
+  });
+});
+
+describe('rate-limit refusals', () => {
+  it('are counted', async () => {
+    const database = await openTestDatabase();
+    const testApp = await startTestApp(database, { RATE_LIMIT_PER_MINUTE: 2, METRICS_PORT: 0 });
+    try {
+      const tenant = await createTenant(database);
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await testApp.http().get(METERING).set('Authorization', tenant.bearer)).status);
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(sample(await scrape(testApp), 'rate_limit_refusals_total')).toBe(1);
+    } finally {
+      await testApp.close();
+      await database.close();
+    }
+  });
+});
+
+describe('without METRICS_PORT', () => {
+  it('starts no metrics server', async () => {
+    const database = await openTestDatabase();
+    const testApp = await startTestApp(database);
+    try {
+      expect(testApp.app.get(MetricsServer).port).toBeUndefined();
+    } finally {
+      await testApp.close();
+      await database.close();
+    }
+  });
+});
+
+describe('LOG_FORMAT=text', () => {
+  it('writes one readable line per request, with the same fields', async () => {
+    const database = await openTestDatabase();
+    const logs = captureLogs();
+    const testApp = await startTestApp(database, { LOG_LEVEL: 'log', LOG_FORMAT: 'text' }, [], logs.destination);
+    try {
+      await testApp.http().get('/healthz').set('X-Request-Id', 'text-1').expect(200);
+      const lines = logs.text().split('\n').filter((line) => line.includes('text-1'));
+      expect(lines).toEqual([
+        expect.stringMatching(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [+-]\d{4}\] INFO: request completed \{"request_id":"text-1","method":"GET","route":"\/healthz","status":200,"duration_ms":[\d.]+\}$/),
+      ]);
+    } finally {
+      await testApp.close();
+      await database.close();
+    }
+  });
+});
