@@ -15,7 +15,6 @@ import { ConfigModule } from './config/config.module';
 import type { DestinationStream } from 'pino';
 import type { Database } from './database/database';
 import { DatabaseModule } from './database/database.module';
-import { PrismaService } from './database/prisma.service';
 import { DirectoryModule } from './modules/directory/directory.module';
 import { ExpertSuitesModule } from './modules/expert-suites/expert-suites.module';
 import { HealthModule } from './modules/health/health.module';

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { AdminService } from '../src/admin/admin.service';
 import { MetricsServer } from '../src/common/metrics/metrics-server';
-import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { captureLogs } from './support/log-capture';
-import { createTenant, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { createTenant, openTestDatabase, startTestApp, useTestApp, type TestApp } from './support/test-app';
 
 const METERING = '/api/openapi/v1/metering-policy';
 const DEPARTMENTS = '/api/openapi/v1/departments';
@@ -24,28 +22,15 @@ async function scrape(testApp: TestApp): Promise<string> {
 }
 
 describe('logs and metrics', () => {
-  let database: Database;
-  let testApp: TestApp;
-  let tenant: TestTenant;
   // The first app of this file: nestjs-pino sends events logged outside a request to it.
   const logs = captureLogs();
-
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    testApp = await startTestApp(database, { LOG_LEVEL: 'log', LOG_FORMAT: 'json', METRICS_PORT: 0 }, [], logs.destination);
-    tenant = await createTenant(database);
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-    await database.close();
-  });
+  const fixture = useTestApp({ overrides: { LOG_LEVEL: 'log', LOG_FORMAT: 'json', METRICS_PORT: 0 }, logDestination: logs.destination });
 
   describe('request lines', () => {
     it('writes one JSON line per request: request id, method, route pattern, status, latency, key and organization', async () => {
-      await testApp.http().get(METERING).set('Authorization', tenant.bearer).set('X-Request-Id', 'fields-1').expect(200);
-      const suite = await new AdminService(database.prisma).createExpertSuite(tenant.organizationId, 'Logged');
-      await testApp.http().get(`/api/openapi/v1/expert-suites/${suite.id}`).set('Authorization', tenant.bearer).set('X-Request-Id', 'fields-2').expect(200);
+      await fixture.http().get(METERING).set('Authorization', fixture.tenant.bearer).set('X-Request-Id', 'fields-1').expect(200);
+      const suite = await fixture.admin.createExpertSuite(fixture.tenant.organizationId, 'Logged');
+      await fixture.http().get(`/api/openapi/v1/expert-suites/${suite.id}`).set('Authorization', fixture.tenant.bearer).set('X-Request-Id', 'fields-2').expect(200);
 
       const lines = logs.entries().filter((entry) => entry.request_id === 'fields-1');
       expect(lines).toEqual([
@@ -59,8 +44,8 @@ describe('logs and metrics', () => {
           route: METERING,
           status: 200,
           duration_ms: expect.any(Number),
-          api_key_id: tenant.apiKeyId,
-          organization_id: tenant.organizationId,
+          api_key_id: fixture.tenant.apiKeyId,
+          organization_id: fixture.tenant.organizationId,
           msg: 'request completed',
         },
       ]);
@@ -70,7 +55,7 @@ describe('logs and metrics', () => {
     });
 
     it('names the path without its query string when no route matched, and has no key fields without a key', async () => {
-      await testApp.http().get('/no/such/path?token=secret-value').set('X-Request-Id', 'unmatched-1').expect(404);
+      await fixture.http().get('/no/such/path?token=secret-value').set('X-Request-Id', 'unmatched-1').expect(404);
       const line = logs.entries().find((entry) => entry.request_id === 'unmatched-1');
       expect(line).toMatchObject({ method: 'GET', route: '/no/such/path', status: 404 });
       expect(line).not.toHaveProperty('api_key_id');
@@ -78,10 +63,10 @@ describe('logs and metrics', () => {
     });
 
     it('gets a line for a request refused before routing (malformed JSON body)', async () => {
-      await testApp
+      await fixture
         .http()
         .post(DEPARTMENTS)
-        .set('Authorization', tenant.bearer)
+        .set('Authorization', fixture.tenant.bearer)
         .set('Content-Type', 'application/json')
         .set('X-Request-Id', 'bad-json-1')
         .send('{"name": ')
@@ -91,20 +76,20 @@ describe('logs and metrics', () => {
 
     it('never logs the Authorization header, the key or a body, of the request or of the response', async () => {
       const marker = `Body marker ${randomUUID()}`;
-      await testApp
+      await fixture
         .http()
         .post(DEPARTMENTS)
-        .set('Authorization', tenant.bearer)
+        .set('Authorization', fixture.tenant.bearer)
         .set('Idempotency-Key', 'secret-check-1')
         .set('X-Request-Id', 'secret-check-1')
         .send({ name: marker })
         .expect(201);
-      await testApp.http().get(METERING).set('Authorization', `Bearer wsk_${'Z'.repeat(40)}`).expect(401);
+      await fixture.http().get(METERING).set('Authorization', `Bearer wsk_${'Z'.repeat(40)}`).expect(401);
 
       expect(logs.entries().some((entry) => entry.request_id === 'secret-check-1')).toBe(true);
       const text = logs.text();
-      expect(text).not.toContain(tenant.apiKey);
-      expect(text).not.toContain(tenant.apiKey.slice(4));
+      expect(text).not.toContain(fixture.tenant.apiKey);
+      expect(text).not.toContain(fixture.tenant.apiKey.slice(4));
       expect(text).not.toContain('Z'.repeat(40));
       expect(text).not.toMatch(/bearer/i);
       expect(text).not.toMatch(/authorization/i);
@@ -119,10 +104,10 @@ describe('logs and metrics', () => {
   describe('metrics', () => {
     it('counts requests by route pattern and status, and their latency by route', async () => {
       const series = `{method="GET",route="${METERING}"`;
-      const before = await scrape(testApp);
-      for (let i = 0; i < 3; i++) await testApp.http().get(METERING).set('Authorization', tenant.bearer).expect(200);
-      await testApp.http().get(METERING).expect(401);
-      const after = await scrape(testApp);
+      const before = await scrape(fixture.app);
+      for (let i = 0; i < 3; i++) await fixture.http().get(METERING).set('Authorization', fixture.tenant.bearer).expect(200);
+      await fixture.http().get(METERING).expect(401);
+      const after = await scrape(fixture.app);
 
       expect(sample(after, `http_requests_total${series},status="200"}`) - sample(before, `http_requests_total${series},status="200"}`)).toBe(3);
       expect(sample(after, `http_requests_total${series},status="401"}`) - sample(before, `http_requests_total${series},status="401"}`)).toBe(1);
@@ -132,18 +117,18 @@ describe('logs and metrics', () => {
     });
 
     it('labels requests no route matched as one series, not by their paths', async () => {
-      await testApp.http().get(`/unknown/${randomUUID()}`).expect(404);
-      const exposition = await scrape(testApp);
+      await fixture.http().get(`/unknown/${randomUUID()}`).expect(404);
+      const exposition = await scrape(fixture.app);
       expect(sample(exposition, 'http_requests_total{method="GET",route="(unmatched)",status="404"}')).toBeGreaterThanOrEqual(1);
       expect(exposition).not.toContain('/unknown/');
     });
 
     it('counts API key and metering policy cache hits and misses', async () => {
-      const fresh = await createTenant(database);
-      const before = await scrape(testApp);
-      await testApp.http().get(METERING).set('Authorization', fresh.bearer).expect(200);
-      await testApp.http().get(METERING).set('Authorization', fresh.bearer).expect(200);
-      const after = await scrape(testApp);
+      const fresh = await createTenant(fixture.database);
+      const before = await scrape(fixture.app);
+      await fixture.http().get(METERING).set('Authorization', fresh.bearer).expect(200);
+      await fixture.http().get(METERING).set('Authorization', fresh.bearer).expect(200);
+      const after = await scrape(fixture.app);
       const delta = (series: string) => sample(after, series) - sample(before, series);
       expect(delta('api_key_cache_lookups_total{result="miss"}')).toBe(1);
       expect(delta('api_key_cache_lookups_total{result="hit"}')).toBe(1);
@@ -152,17 +137,17 @@ describe('logs and metrics', () => {
     });
 
     it('counts idempotency replays', async () => {
-      const before = sample(await scrape(testApp), 'idempotency_replays_total');
-      const send = () => testApp.http().post(DEPARTMENTS).set('Authorization', tenant.bearer).set('Idempotency-Key', 'replay-count-1').send({ name: 'Replayed' });
+      const before = sample(await scrape(fixture.app), 'idempotency_replays_total');
+      const send = () => fixture.http().post(DEPARTMENTS).set('Authorization', fixture.tenant.bearer).set('Idempotency-Key', 'replay-count-1').send({ name: 'Replayed' });
       expect((await send()).status).toBe(201);
       const replay = await send();
       expect(replay.headers['idempotent-replayed']).toBe('true');
-      expect(sample(await scrape(testApp), 'idempotency_replays_total') - before).toBe(1);
+      expect(sample(await scrape(fixture.app), 'idempotency_replays_total') - before).toBe(1);
     });
 
     it('reports the PostgreSQL pool, and no pool for the embedded database', async () => {
-      const exposition = await scrape(testApp);
-      if (database.kind === 'postgres') {
+      const exposition = await scrape(fixture.app);
+      if (fixture.database.kind === 'postgres') {
         expect(exposition).toMatch(/^db_pool_connections\{state="in_use"\} \d+$/m);
         expect(exposition).toMatch(/^db_pool_connections\{state="idle"\} \d+$/m);
         expect(exposition).toMatch(/^db_pool_waiting_requests \d+$/m);
@@ -173,11 +158,11 @@ describe('logs and metrics', () => {
     });
 
     it('is not served on the API port', async () => {
-      expectErrorBody(await testApp.http().get('/metrics'), 404, 'NOT_FOUND', 'not_found');
+      expectErrorBody(await fixture.http().get('/metrics'), 404, 'NOT_FOUND', 'not_found');
     });
 
     it('answers anything but GET /metrics on the metrics port with 404', async () => {
-      const port = testApp.app.get(MetricsServer).port;
+      const port = fixture.app.app.get(MetricsServer).port;
       const response = await fetch(`http://127.0.0.1:${port}${METERING}`);
       expect(response.status).toBe(404);
       expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', error: 'not_found' });

@@ -65,7 +65,7 @@ describe('OpenAPI document as a typed client sees it', () => {
         params: { header: { 'Idempotency-Key': randomUUID() } },
         body: { name: 'x'.repeat(256) },
       });
-      // Compiles (and so runs: ts-jest type-checks) only while the client's error type is exactly the document's error schema.
+      // Type-checks (npm run typecheck, a CI step) only while the client's error type is exactly the document's error schema.
       const errorIsTheErrorSchema: IsExactly<typeof error, ErrorBody | undefined> = true;
       const body = error;
       expect(data).toBeUndefined();

@@ -154,6 +154,8 @@ export interface TestAppOptions {
   extraModules?: AppModuleOptions['extraModules'];
   /** Listen on a free loopback port, for raw sockets, browsers and child processes, which supertest cannot stand in for. */
   listen?: boolean;
+  /** Where the app's log lines go instead of stdout (test/support/log-capture.ts). */
+  logDestination?: DestinationStream;
 }
 
 let idempotencyKeys = 0;
@@ -162,7 +164,7 @@ let idempotencyKeys = 0;
  * For the tests of one file: the test database, an app instance on it and a tenant holding every
  * scope, closed after the file. Fields are set in beforeAll.
  */
-export function useTestApp({ overrides = {}, extraModules = [], listen = false }: TestAppOptions = {}): TestAppFixture {
+export function useTestApp({ overrides = {}, extraModules = [], listen = false, logDestination }: TestAppOptions = {}): TestAppFixture {
   const fixture = {
     http: () => fixture.app.http(),
     newSuite: (organizationId = fixture.tenant.organizationId) => fixture.admin.createExpertSuite(organizationId, `suite-${randomUUID().slice(0, 8)}`),
@@ -171,7 +173,7 @@ export function useTestApp({ overrides = {}, extraModules = [], listen = false }
   beforeAll(async () => {
     fixture.database = await openTestDatabase();
     fixture.admin = new AdminService(fixture.database.prisma);
-    fixture.app = await startTestApp(fixture.database, overrides, extraModules);
+    fixture.app = await startTestApp(fixture.database, overrides, extraModules, logDestination);
     fixture.tenant = await createTenant(fixture.database);
     if (listen) {
       fixture.baseUrl = await listenOnLoopback(fixture.app);
