@@ -7,6 +7,7 @@ import { Readiness } from './common/lifecycle/readiness';
 import { useCors } from './common/http/cors';
 import { answerHttpParserErrors } from './common/http/http-parser-errors';
 import { useJsonBodyParser } from './common/http/json-body-parser';
+import { JsonReplyExpressAdapter } from './common/http/json-reply.adapter';
 import { refuseUndecodableQueryString } from './common/http/query-string';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestTimingMiddleware } from './common/http/request-timing';
@@ -19,7 +20,7 @@ import { setupSwagger } from './openapi';
 
 /** Builds the whole HTTP application (used by main and by the e2e tests alike), not yet listening. */
 export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), new JsonReplyExpressAdapter(), {
     bodyParser: false,
     // Held until the pino logger takes over, so that start-up lines come out in the same format.
     bufferLogs: true,
