@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
+import { routeMetadata } from '../routing/route-metadata';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
 import { IS_PUBLIC, SERVES_DURING_DATABASE_OUTAGE } from './auth.decorators';
 import type { AuthenticatedRequest } from './principal';
@@ -28,8 +29,7 @@ export class ApiKeyAuthGuard implements CanActivate {
     const token = BEARER.exec(header)?.[1];
     if (!token) throw unauthenticated('The Authorization header must have the form "Bearer <API key>".', 'Bearer error="invalid_request"');
 
-    const servesDuringOutage =
-      this.reflector.getAllAndOverride<boolean>(SERVES_DURING_DATABASE_OUTAGE, [context.getHandler(), context.getClass()]) === true;
+    const servesDuringOutage = routeMetadata<boolean>(this.reflector, SERVES_DURING_DATABASE_OUTAGE, context) === true;
     const principal = await this.authenticator.authenticate(token, { rememberForOutage: servesDuringOutage });
     if (!principal) throw unauthenticated('The API key is not valid or has been revoked.', 'Bearer error="invalid_token"');
     request.principal = principal;
@@ -38,7 +38,7 @@ export class ApiKeyAuthGuard implements CanActivate {
 }
 
 export function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
-  return reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true;
+  return routeMetadata<boolean>(reflector, IS_PUBLIC, context) === true;
 }
 
 /**

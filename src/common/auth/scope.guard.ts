@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
+import { routeMetadata } from '../routing/route-metadata';
 import { isPublic } from './api-key-auth.guard';
 import { REQUIRED_SCOPE } from './auth.decorators';
 import { principalOf, type AuthenticatedRequest } from './principal';
@@ -16,7 +17,7 @@ export class ScopeGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (isPublic(this.reflector, context)) return true;
-    const required = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
+    const required = routeMetadata<string>(this.reflector, REQUIRED_SCOPE, context);
     if (!required) {
       throw new AppError(ErrorCode.INSUFFICIENT_SCOPE, 'This operation declares no scope and is closed to every key.');
     }
