@@ -90,6 +90,16 @@ describe('GET /api/openapi/v1/metering-policy', () => {
     expect(atReset.body.data_as_of).toBe('2025-02-28T23:29:59.999Z');
   });
 
+  it('names the right next reset from the cache when the clock is set back past a reset', async () => {
+    const tenant = await createTenant(fixture.database, [QuotaScope.Read]);
+    await fixture.admin.setSubscriptionAnchor(tenant.organizationId, '2024-03-10T00:00:00Z');
+    const moveClock = pinClock(fixture.app, '2025-01-15T00:00:00.000Z');
+    expect((await read(fixture.app, tenant).expect(200)).body.next_reset_at).toBe('2025-02-10T00:00:00.000Z');
+    moveClock('2025-01-09T23:59:59.000Z');
+    const earlier = await read(fixture.app, tenant).expect(200);
+    expect(earlier.body).toMatchObject({ next_reset_at: '2025-01-10T00:00:00.000Z', data_as_of: '2025-01-15T00:00:00.000Z' });
+  });
+
   it('answers from the cache within the TTL and shows a moved anchor once the TTL has passed', async () => {
     const tenant = await createTenant(fixture.database, [QuotaScope.Read]);
     await fixture.admin.setSubscriptionAnchor(tenant.organizationId, '2024-03-10T00:00:00Z');

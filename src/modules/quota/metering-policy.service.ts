@@ -11,11 +11,14 @@ import { PrismaService } from '../../database/prisma.service';
 import { CYCLE_MODE, type DataStatus, type MeteringPolicyDto } from './dto/metering-policy.dto';
 import { nextResetAfter } from './subscription-cycle';
 
-/** What was read from the database for one organization, and when. */
+/** What was read from the database for one organization, and when, with its times as answered. */
 interface PolicySnapshot {
   anchorAt: Date;
-  updatedAt: Date;
   dataAsOf: Date;
+  dataAsOfText: string;
+  updatedAtText: string;
+  /** The next reset as last computed: the first reset after every instant from `from` until `at`. */
+  nextReset?: { from: number; at: number; text: string };
 }
 
 /**
@@ -64,7 +67,8 @@ export class MeteringPolicyService {
     });
     // Every organization is created with its subscription (AdminService.createOrganization).
     if (!subscription) throw new Error(`Organization ${organizationId} has no subscription`);
-    return { ...subscription, dataAsOf: this.clock.now() };
+    const dataAsOf = this.clock.now();
+    return { anchorAt: subscription.anchorAt, dataAsOf, dataAsOfText: dataAsOf.toISOString(), updatedAtText: subscription.updatedAt.toISOString() };
   }
 
   private staleOrUnavailable(organizationId: string, cached: PolicySnapshot | undefined): MeteringPolicyDto {
@@ -77,14 +81,25 @@ export class MeteringPolicyService {
     return this.clock.now().getTime() - snapshot.dataAsOf.getTime();
   }
 
-  /** next_reset_at is computed now, so even a cached or stale answer names the right reset. */
+  /** next_reset_at is the first reset after now, so even a cached or stale answer names the right reset. */
   private toDto(snapshot: PolicySnapshot, status: DataStatus): MeteringPolicyDto {
     return {
       cycle_mode: CYCLE_MODE,
-      data_as_of: snapshot.dataAsOf.toISOString(),
+      data_as_of: snapshot.dataAsOfText,
       data_status: status,
-      next_reset_at: nextResetAfter(snapshot.anchorAt, this.clock.now()).toISOString(),
-      updated_at: snapshot.updatedAt.toISOString(),
+      next_reset_at: this.nextResetText(snapshot),
+      updated_at: snapshot.updatedAtText,
     };
+  }
+
+  // A cached policy is answered thousands of times before its next reset: computed (and written
+  // as text) once for the stretch of time it holds for, not on every answer.
+  private nextResetText(snapshot: PolicySnapshot): string {
+    const now = this.clock.now().getTime();
+    const known = snapshot.nextReset;
+    if (known && known.from <= now && now < known.at) return known.text;
+    const at = nextResetAfter(snapshot.anchorAt, new Date(now));
+    snapshot.nextReset = { from: now, at: at.getTime(), text: at.toISOString() };
+    return snapshot.nextReset.text;
   }
 }
