@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
-import { openTestDatabase, startTestApp, useTestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 interface RawAnswer {
   status: number;
@@ -42,15 +42,10 @@ describe('requests refused by the HTTP parser', () => {
 });
 
 describe('HTTP server timeouts', () => {
-  it('takes the keep-alive and headers timeouts from the settings', async () => {
-    const database = await openTestDatabase();
-    const app = await startTestApp(database, { HTTP_KEEP_ALIVE_TIMEOUT_MS: 61_000, HTTP_HEADERS_TIMEOUT_MS: 62_000 });
-    try {
-      const server = app.app.getHttpServer() as Server;
-      expect({ keepAlive: server.keepAliveTimeout, headers: server.headersTimeout }).toEqual({ keepAlive: 61_000, headers: 62_000 });
-    } finally {
-      await app.close();
-      await database.close();
-    }
+  const fixture = useTestApp({ overrides: { HTTP_KEEP_ALIVE_TIMEOUT_MS: 61_000, HTTP_HEADERS_TIMEOUT_MS: 62_000 } });
+
+  it('takes the keep-alive and headers timeouts from the settings', () => {
+    const server = fixture.app.app.getHttpServer() as Server;
+    expect({ keepAlive: server.keepAliveTimeout, headers: server.headersTimeout }).toEqual({ keepAlive: 61_000, headers: 62_000 });
   });
 });

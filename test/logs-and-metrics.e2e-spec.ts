@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MetricsServer } from '../src/common/metrics/metrics-server';
 import { expectErrorBody } from './support/error-body';
 import { captureLogs } from './support/log-capture';
-import { createTenant, openTestDatabase, startTestApp, useTestApp, type TestApp } from './support/test-app';
+import { createTenant, useTestApp, type TestApp } from './support/test-app';
 
 const METERING = '/api/openapi/v1/metering-policy';
 const DEPARTMENTS = '/api/openapi/v1/departments';
@@ -171,49 +171,33 @@ describe('logs and metrics', () => {
 });
 
 describe('rate-limit refusals', () => {
+  const fixture = useTestApp({ overrides: { RATE_LIMIT_PER_MINUTE: 2, METRICS_PORT: 0 } });
+
   it('are counted', async () => {
-    const database = await openTestDatabase();
-    const testApp = await startTestApp(database, { RATE_LIMIT_PER_MINUTE: 2, METRICS_PORT: 0 });
-    try {
-      const tenant = await createTenant(database);
-      const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await testApp.http().get(METERING).set('Authorization', tenant.bearer)).status);
-      expect(statuses).toEqual([200, 200, 429]);
-      expect(sample(await scrape(testApp), 'rate_limit_refusals_total')).toBe(1);
-    } finally {
-      await testApp.close();
-      await database.close();
-    }
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fixture.http().get(METERING).set('Authorization', fixture.tenant.bearer)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(sample(await scrape(fixture.app), 'rate_limit_refusals_total')).toBe(1);
   });
 });
 
 describe('without METRICS_PORT', () => {
-  it('starts no metrics server', async () => {
-    const database = await openTestDatabase();
-    const testApp = await startTestApp(database);
-    try {
-      expect(testApp.app.get(MetricsServer).port).toBeUndefined();
-    } finally {
-      await testApp.close();
-      await database.close();
-    }
+  const fixture = useTestApp();
+
+  it('starts no metrics server', () => {
+    expect(fixture.app.app.get(MetricsServer).port).toBeUndefined();
   });
 });
 
 describe('LOG_FORMAT=text', () => {
+  const logs = captureLogs();
+  const fixture = useTestApp({ overrides: { LOG_LEVEL: 'log', LOG_FORMAT: 'text' }, logDestination: logs.destination });
+
   it('writes one readable line per request, with the same fields', async () => {
-    const database = await openTestDatabase();
-    const logs = captureLogs();
-    const testApp = await startTestApp(database, { LOG_LEVEL: 'log', LOG_FORMAT: 'text' }, [], logs.destination);
-    try {
-      await testApp.http().get('/healthz').set('X-Request-Id', 'text-1').expect(200);
-      const lines = logs.text().split('\n').filter((line) => line.includes('text-1'));
-      expect(lines).toEqual([
-        expect.stringMatching(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [+-]\d{4}\] INFO: request completed \{"request_id":"text-1","method":"GET","route":"\/healthz","status":200,"duration_ms":[\d.]+\}$/),
-      ]);
-    } finally {
-      await testApp.close();
-      await database.close();
-    }
+    await fixture.http().get('/healthz').set('X-Request-Id', 'text-1').expect(200);
+    const lines = logs.text().split('\n').filter((line) => line.includes('text-1'));
+    expect(lines).toEqual([
+      expect.stringMatching(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [+-]\d{4}\] INFO: request completed \{"request_id":"text-1","method":"GET","route":"\/healthz","status":200,"duration_ms":[\d.]+\}$/),
+    ]);
   });
 });
