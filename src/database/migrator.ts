@@ -28,7 +28,7 @@ const HISTORY_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
 
-/** The project's prisma/migrations folder, found upwards from this file (src/ under ts-jest, dist/src/ when built). */
+/** The project's prisma/migrations folder, found upwards from this file (src/ under jest, dist/src/ when built). */
 export function defaultMigrationsDir(from = __dirname): string {
   for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
     const candidate = join(dir, 'prisma', 'migrations');
