@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { Prisma } from '../generated/prisma/client';
 import { RowLock } from '../database/locks';
 import type { PrismaService } from '../database/prisma.service';
 import { TransactionHost } from '../database/transaction-host';
@@ -86,9 +87,9 @@ export class UploadFileImport {
     if (createHash('sha256').update(bytes).digest('hex') !== upload.sha256) return void report.skipped.push({ storage_key: key, reason: 'sha256_mismatch' });
 
     const outcome = await this.txHost.withTransaction(async () => {
-      const locked = await this.txHost.tx.$queryRaw<Array<{ stored: boolean }>>`
+      const locked = await this.txHost.sql.query<{ stored: boolean }>(Prisma.sql`
         SELECT EXISTS (SELECT 1 FROM upload_chunks c WHERE c.upload_id = u.id) AS stored
-        FROM uploads u WHERE u.id = ${upload.id}::uuid ${RowLock.forUpdate}`;
+        FROM uploads u WHERE u.id = ${upload.id}::uuid ${RowLock.forUpdate}`);
       if (locked.length === 0) return 'removed';
       if (locked[0].stored) return 'already_stored';
       await this.storage.write(upload.id, bytes);

@@ -1,5 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import { DatabaseBusyError } from './postgres-pool';
+import { SqlTransactionTimeoutError } from './sql-driver';
 
 /**
  * Prisma codes that mean the database could not be reached or the connection broke, as opposed
@@ -67,9 +68,11 @@ function isUnavailableAdapterCause(cause: { kind?: unknown; code?: unknown } | u
 
 /**
  * True when the database is reachable but the request could not get its turn in time: every
- * pooled connection stayed busy (DatabaseBusyError), or Prisma could not start or finish an
- * interactive transaction within its limits (P2028). Overload, not an outage.
+ * pooled connection stayed busy (DatabaseBusyError), or a transaction could not start or finish
+ * within its limits (P2028 from the Prisma client, SqlTransactionTimeoutError from a SQL
+ * transaction). Overload, not an outage.
  */
 export function isDatabaseBusy(error: unknown): error is Error {
-  return error instanceof DatabaseBusyError || (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2028');
+  if (error instanceof DatabaseBusyError || error instanceof SqlTransactionTimeoutError) return true;
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2028';
 }

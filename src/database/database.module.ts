@@ -5,6 +5,7 @@ import { DatabaseNotifications } from './database-notifications';
 import { DatabasePool } from './database-pool';
 import { DatabaseOutageLog } from './outage-log';
 import { PrismaService } from './prisma.service';
+import { SqlDriver } from './sql-driver';
 import { TransactionHost } from './transaction-host';
 
 const DATABASE = Symbol('DATABASE');
@@ -39,6 +40,7 @@ export class DatabaseModule {
         },
         { provide: OWNS_DATABASE, useValue: database === undefined },
         { provide: PrismaService, inject: [DATABASE], useFactory: (db: Database) => db.prisma },
+        { provide: SqlDriver, inject: [DATABASE], useFactory: (db: Database) => db.sql },
         { provide: DatabaseNotifications, useExisting: DATABASE },
         { provide: DatabasePool, useExisting: DATABASE },
         DatabaseLifecycle,

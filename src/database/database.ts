@@ -6,6 +6,7 @@ import { applyMigrations, defaultMigrationsDir, readMigrations } from './migrato
 import { listenOnPGlite, listenOnPostgres, type NotificationHandlers, type NotificationSubscription, Subscriptions } from './notifications';
 import { PostgresPool } from './postgres-pool';
 import { pgliteSession, pgSession } from './sql-session';
+import { SqlDriver } from './sql-driver';
 import { withSessionAdvisoryLock } from './locks';
 
 export type DatabaseKind = 'postgres' | 'embedded';
@@ -22,6 +23,8 @@ export interface PoolUsage {
 export interface Database {
   readonly kind: DatabaseKind;
   readonly prisma: PrismaClient;
+  /** Raw SQL on the same driver adapter as `prisma`, for the hot statements. */
+  readonly sql: SqlDriver;
   migrate(migrationsDir?: string): Promise<string[]>;
   /** Receives the NOTIFYs of `channel` until closed, or until the database is closed. */
   listen(channel: string, handlers: NotificationHandlers): Promise<NotificationSubscription>;
@@ -56,11 +59,14 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
   // next fails and answers 503, and the pool replaces the client.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), ...clientOptions(settings) });
+  const adapter = new PrismaPg(pool);
+  const prisma = new PrismaClient({ adapter, ...clientOptions(settings) });
+  const sql = new SqlDriver(await adapter.connect(), settings.TRANSACTION_TIMEOUT_MS);
   const subscriptions = new Subscriptions();
   return {
     kind: 'postgres',
     prisma,
+    sql,
     async migrate(migrationsDir = defaultMigrationsDir()) {
       const client = await pool.connect();
       try {
@@ -87,11 +93,14 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
     const { openEmbeddedPGlite } = await import('./embedded-template');
     const { PrismaPGlite } = await import('pglite-prisma-adapter');
     const pglite = await openEmbeddedPGlite(dataDir);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), ...clientOptions(settings) });
+    const adapter = new PrismaPGlite(pglite);
+    const prisma = new PrismaClient({ adapter, ...clientOptions(settings) });
+    const sql = new SqlDriver(await adapter.connect(), settings.TRANSACTION_TIMEOUT_MS);
     const subscriptions = new Subscriptions();
     return {
       kind: 'embedded',
       prisma,
+      sql,
       migrate: (migrationsDir = defaultMigrationsDir()) => applyMigrations(pgliteSession(pglite), readMigrations(migrationsDir)),
       listen: async (channel, handlers) => subscriptions.track(await listenOnPGlite(pglite, channel, handlers)),
       poolUsage: () => undefined,

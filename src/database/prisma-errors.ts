@@ -8,17 +8,21 @@ interface DriverAdapterCause {
   constraint?: { index?: string };
 }
 
-function driverAdapterCause(error: Prisma.PrismaClientKnownRequestError): DriverAdapterCause | undefined {
-  return (error.meta?.driverAdapterError as { cause?: DriverAdapterCause } | undefined)?.cause;
+/**
+ * What the driver adapter said about a failed statement: the client wraps it in P2010 (raw query
+ * failed) as `meta.driverAdapterError`; a statement sent to the adapter itself (txHost.sql) throws
+ * the DriverAdapterError as it is.
+ */
+function driverAdapterCause(error: unknown): DriverAdapterCause | undefined {
+  if (error instanceof Prisma.PrismaClientKnownRequestError) return (error.meta?.driverAdapterError as { cause?: DriverAdapterCause } | undefined)?.cause;
+  if (error instanceof Error && error.name === 'DriverAdapterError') return (error as { cause?: DriverAdapterCause }).cause;
+  return undefined;
 }
 
-/**
- * A unique constraint refused the write: P2002 from a model query, or P2010 (raw query failed)
- * whose driver adapter error says so, from `$queryRaw` / `$executeRaw`.
- */
-export function isUniqueViolation(error: unknown): error is Prisma.PrismaClientKnownRequestError {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
-  return error.code === 'P2002' || (error.code === 'P2010' && driverAdapterCause(error)?.kind === 'UniqueConstraintViolation');
+/** A unique constraint refused the write: P2002 from a model query, or the driver adapter's error from a raw statement. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return true;
+  return driverAdapterCause(error)?.kind === 'UniqueConstraintViolation';
 }
 
 /**
@@ -26,7 +30,7 @@ export function isUniqueViolation(error: unknown): error is Prisma.PrismaClientK
  * as `constraint.index`; the PGlite adapter only lists column expressions, so the name is read
  * from the database's own message there.
  */
-export function violatedConstraint(error: Prisma.PrismaClientKnownRequestError): string | undefined {
+export function violatedConstraint(error: unknown): string | undefined {
   const cause = driverAdapterCause(error);
   return cause?.constraint?.index ?? /constraint "([^"]+)"/.exec(cause?.originalMessage ?? '')?.[1];
 }
@@ -36,7 +40,6 @@ const UNSTORABLE_TEXT_SQLSTATES = new Set(['22021', '22P05']);
 
 /** The database refused a value as text it cannot store (raw and model queries alike). */
 export function isUnstorableText(error: unknown): boolean {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
   const cause = driverAdapterCause(error);
   return cause?.kind === 'postgres' && UNSTORABLE_TEXT_SQLSTATES.has(cause.code ?? '');
 }

@@ -1,29 +1,65 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from './prisma.service';
+import { SqlDriver } from './sql-driver';
+import { clientQueries, type SqlQueries } from './sql-queries';
 
 export type DatabaseClient = Prisma.TransactionClient;
 
+/** The transaction the caller is in: a Prisma client's (model queries and raw SQL) or a SQL one (raw SQL only). */
+type OpenTransaction = { client: DatabaseClient | undefined; sql: SqlQueries };
+
 /**
- * The one way services reach the database. `tx` is the client of the transaction the caller is
- * in, or the plain client outside one, so that a write joins a transaction opened further up
- * (the idempotency record and the department commit together) without a client being passed
- * through every call. Request context is kept only inside a transaction: nothing runs per request.
+ * The one way services reach the database. `tx` (model queries) and `sql` (raw statements) belong
+ * to the transaction the caller is in, or run on their own outside one, so that a write joins a
+ * transaction opened further up (the idempotency record and the department commit together)
+ * without a client being passed through every call. Request context is kept only inside a
+ * transaction: nothing runs per request.
+ *
+ * Two kinds of transaction: `withTransaction` is the Prisma client's and takes both kinds of
+ * query; `withSqlTransaction` runs on the driver adapter and takes raw statements only, for the
+ * hot paths whose every statement is one (docs/performance.md: it saves the client's per-statement
+ * cost). Inside a client transaction a SQL transaction simply joins it.
  */
 @Injectable()
 export class TransactionHost {
-  private readonly current = new AsyncLocalStorage<DatabaseClient>();
+  private readonly current = new AsyncLocalStorage<OpenTransaction>();
+  private readonly plainSql: SqlQueries;
 
-  constructor(private readonly prisma: PrismaService) {}
-
-  get tx(): DatabaseClient {
-    return this.current.getStore() ?? this.prisma;
+  /** Without a driver (the CLI's admin tools) raw statements and SQL transactions run on the client. */
+  constructor(
+    private readonly prisma: PrismaService,
+    @Optional() private readonly driver?: SqlDriver,
+  ) {
+    this.plainSql = driver?.queries ?? clientQueries(prisma);
   }
 
-  /** Runs `work` in a transaction, joining the caller's when there is one; rolls back when it throws. */
+  /** For model queries. */
+  get tx(): DatabaseClient {
+    const open = this.current.getStore();
+    if (!open) return this.prisma;
+    if (!open.client) throw new Error('Model queries cannot join a SQL transaction (withSqlTransaction): write with txHost.sql, or open a client transaction (withTransaction)');
+    return open.client;
+  }
+
+  /** For raw statements (`Prisma.sql` templates). */
+  get sql(): SqlQueries {
+    return this.current.getStore()?.sql ?? this.plainSql;
+  }
+
+  /** Runs `work` in a Prisma client transaction, joining the caller's when there is one; rolls back when it throws. */
   withTransaction<T>(work: () => Promise<T>): Promise<T> {
+    const open = this.current.getStore();
+    if (open?.client) return work();
+    if (open) return Promise.reject(new Error('A client transaction (withTransaction) cannot be opened inside a SQL transaction (withSqlTransaction)'));
+    return this.prisma.$transaction((client) => this.current.run({ client, sql: clientQueries(client) }, work));
+  }
+
+  /** Runs `work`, whose statements all go through `sql`, in a SQL transaction, or in the caller's transaction when there is one. */
+  withSqlTransaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return work();
-    return this.prisma.$transaction((tx) => this.current.run(tx, work));
+    if (!this.driver) return this.withTransaction(work);
+    return this.driver.transaction((sql) => this.current.run({ client: undefined, sql }, work));
   }
 }

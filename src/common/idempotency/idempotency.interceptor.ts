@@ -1,5 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { TransactionHost } from '../../database/transaction-host';
+import { routeMetadata } from '../routing/route-metadata';
 import type { Response } from 'express';
 import { lastValueFrom, type Observable, of } from 'rxjs';
 import { principalOf, type AuthenticatedRequest } from '../auth/principal';
@@ -11,6 +13,8 @@ import { requestFingerprint } from './request-fingerprint';
 import { IdempotencyError } from './idempotency.errors';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+/** Route metadata: the handler writes through `txHost.sql` only (IdempotentOptions.sqlOnly). */
+export const IDEMPOTENT_SQL_ONLY = 'idempotent:sql-only';
 const RETRY_AFTER_SECONDS = '1';
 
 interface Outcome {
@@ -35,6 +39,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly txHost: TransactionHost,
     private readonly store: IdempotencyStore,
     private readonly metrics: Metrics,
+    private readonly reflector: Reflector,
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<string>> {
@@ -45,9 +50,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const { apiKeyId } = principalOf(request);
     const fingerprint = requestFingerprint(request);
 
+    const sqlOnly = routeMetadata<boolean>(this.reflector, IDEMPOTENT_SQL_ONLY, context) === true;
     let outcome: Outcome;
     try {
-      outcome = await this.txHost.withTransaction(async (): Promise<Outcome> => {
+      outcome = await this.inTransaction(sqlOnly, async (): Promise<Outcome> => {
         const claim = await this.store.claim(apiKeyId, key);
         if (claim.kind === 'in-progress') throw requestInProgress();
         if (claim.kind === 'stored') return replay(claim.response, fingerprint);
@@ -70,6 +76,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
       this.metrics.idempotencyReplayed();
     }
     return of(outcome.responseBody);
+  }
+
+  private inTransaction<T>(sqlOnly: boolean, work: () => Promise<T>): Promise<T> {
+    return sqlOnly ? this.txHost.withSqlTransaction(work) : this.txHost.withTransaction(work);
   }
 }
 

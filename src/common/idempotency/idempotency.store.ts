@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '../../database/transaction-host';
 import { AppConfig } from '../../config/app-config';
-import { PrismaService } from '../../database/prisma.service';
+import { Prisma } from '../../generated/prisma/client';
 import { Clock } from '../clock';
 import { RowLock, tryTransactionAdvisoryLock } from '../../database/locks';
 
@@ -27,7 +27,6 @@ export type Claim = { kind: 'stored'; response: StoredResponse } | { kind: 'clai
 export class IdempotencyStore {
   constructor(
     private readonly txHost: TransactionHost,
-    private readonly prisma: PrismaService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
@@ -40,7 +39,7 @@ export class IdempotencyStore {
    * instead of answering 409 at once.
    */
   async claim(apiKeyId: string, key: string): Promise<Claim> {
-    const rows = await this.txHost.tx.$queryRaw<Array<StoredResponse & { locked: boolean | null }>>`
+    const rows = await this.txHost.sql.query<StoredResponse & { locked: boolean | null }>(Prisma.sql`
       WITH live AS (
         SELECT fingerprint, status_code AS "statusCode", response_body AS "responseBody"
         FROM idempotency_records
@@ -48,7 +47,7 @@ export class IdempotencyStore {
       SELECT fingerprint, "statusCode", "responseBody", NULL::boolean AS locked FROM live
       UNION ALL
       SELECT NULL, NULL, NULL, ${tryTransactionAdvisoryLock(idempotencyLockName(apiKeyId, key))}
-      WHERE NOT EXISTS (SELECT 1 FROM live)`;
+      WHERE NOT EXISTS (SELECT 1 FROM live)`);
     const row = rows[0];
     if (row.locked === null) return { kind: 'stored', response: { fingerprint: row.fingerprint, statusCode: row.statusCode, responseBody: row.responseBody } };
     return row.locked ? { kind: 'claimed' } : { kind: 'in-progress' };
@@ -59,10 +58,10 @@ export class IdempotencyStore {
    * just as another one committed its record (see `save`).
    */
   async findLive(apiKeyId: string, key: string): Promise<StoredResponse | undefined> {
-    const rows = await this.prisma.$queryRaw<StoredResponse[]>`
+    const rows = await this.txHost.sql.query<StoredResponse>(Prisma.sql`
       SELECT fingerprint, status_code AS "statusCode", response_body AS "responseBody"
       FROM idempotency_records
-      WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND expires_at > ${this.clock.now()}`;
+      WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND expires_at > ${this.clock.now()}`);
     return rows[0];
   }
 
@@ -74,13 +73,13 @@ export class IdempotencyStore {
   async save(apiKeyId: string, key: string, response: StoredResponse): Promise<boolean> {
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + this.config.IDEMPOTENCY_TTL_SECONDS * 1000);
-    const written = await this.txHost.tx.$executeRaw`
+    const written = await this.txHost.sql.execute(Prisma.sql`
       INSERT INTO idempotency_records (id, api_key_id, key, fingerprint, status_code, response_body, created_at, expires_at)
       VALUES (gen_random_uuid(), ${apiKeyId}::uuid, ${key}, ${response.fingerprint}, ${response.statusCode}, ${response.responseBody}, ${now}, ${expiresAt})
       ON CONFLICT (api_key_id, key) DO UPDATE
         SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
             response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-        WHERE idempotency_records.expires_at <= ${now}`;
+        WHERE idempotency_records.expires_at <= ${now}`);
     return written === 1;
   }
 
@@ -91,10 +90,10 @@ export class IdempotencyStore {
   async purgeExpired(batchSize = 1000): Promise<number> {
     let total = 0;
     for (;;) {
-      const deleted = await this.prisma.$executeRaw`
+      const deleted = await this.txHost.sql.execute(Prisma.sql`
         DELETE FROM idempotency_records WHERE id IN (
           SELECT id FROM idempotency_records WHERE expires_at <= ${this.clock.now()}
-          ORDER BY expires_at LIMIT ${batchSize} ${RowLock.forUpdateSkipLocked()})`;
+          ORDER BY expires_at LIMIT ${batchSize} ${RowLock.forUpdateSkipLocked()})`);
       total += deleted;
       if (deleted < batchSize) return total;
     }

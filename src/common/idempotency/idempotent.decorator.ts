@@ -1,9 +1,9 @@
-import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator';
 import { ErrorCode } from '../errors/error-code';
 import { IDEMPOTENCY_KEY_HEADER } from './idempotency-key';
-import { IdempotencyInterceptor, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.interceptor';
+import { IdempotencyInterceptor, IDEMPOTENT_REPLAYED_HEADER, IDEMPOTENT_SQL_ONLY } from './idempotency.interceptor';
 import { IdempotencyError } from './idempotency.errors';
 
 /** The success response's header, for the operation's @ApiCreatedResponse / @ApiOkResponse. */
@@ -14,13 +14,23 @@ export const IDEMPOTENT_SUCCESS_HEADERS = {
   },
 };
 
+export interface IdempotentOptions {
+  /**
+   * The handler writes only raw statements through `txHost.sql`: its transaction then runs on the
+   * driver adapter instead of the Prisma client, which saves the client's cost per statement
+   * (docs/performance.md). Without it, the handler may use model queries (`txHost.tx`) too.
+   */
+  sqlOnly?: boolean;
+}
+
 /**
  * Makes a write idempotent (docs/idempotency.md): requires the Idempotency-Key header, replays
  * the stored success for a repeated request, and documents the header and its errors once.
  */
-export function Idempotent() {
+export function Idempotent(options: IdempotentOptions = {}) {
   return applyDecorators(
     UseInterceptors(IdempotencyInterceptor),
+    SetMetadata(IDEMPOTENT_SQL_ONLY, options.sqlOnly === true),
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
       required: true,

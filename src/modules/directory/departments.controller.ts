@@ -21,7 +21,7 @@ export class DepartmentsController {
 
   @Post()
   @RequireScope(DirectoryScope.Manage)
-  @Idempotent()
+  @Idempotent({ sqlOnly: true })
   @ApiOperation({
     operationId: 'createDepartment',
     summary: 'Create department',

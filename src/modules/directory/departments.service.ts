@@ -45,11 +45,11 @@ export class DepartmentsService {
             WHERE organization_id = ${organizationId}::uuid AND id = ${parentId}::uuid RETURNING last_child_order AS next_order`;
     let rows: DepartmentRow[];
     try {
-      rows = await this.txHost.tx.$queryRaw<DepartmentRow[]>`
+      rows = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
         WITH counter AS (${nextOrder})
         INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order")
         SELECT gen_random_uuid(), ${organizationId}::uuid, ${parentId}::uuid, ${input.name}, ${input.external_id ?? null}, next_order FROM counter
-        RETURNING id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
+        RETURNING id, external_id AS "externalId", name, "order", parent_id AS "parentId"`);
     } catch (error) {
       const conflict = isUniqueViolation(error) ? CONFLICT_BY_CONSTRAINT[violatedConstraint(error) ?? ''] : undefined;
       throw conflict ? conflict() : error;
@@ -65,8 +65,8 @@ export class DepartmentsService {
 
   /** One statement on the primary key; another organization's department is as missing as one that never was. */
   async get(organizationId: string, departmentId: string): Promise<DepartmentDto> {
-    const [row] = await this.txHost.tx.$queryRaw<DepartmentRow[]>`
-      SELECT ${DEPARTMENT_COLUMNS} FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid`;
+    const [row] = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
+      SELECT ${DEPARTMENT_COLUMNS} FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid`);
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, `No department ${departmentId} exists in this organization.`);
     return toDepartmentDto(row);
   }
@@ -82,8 +82,8 @@ export class DepartmentsService {
   }
 
   private async findByExternalId(organizationId: string, externalId: string): Promise<DepartmentPageDto> {
-    const rows = await this.txHost.tx.$queryRaw<DepartmentRow[]>`
-      SELECT ${DEPARTMENT_COLUMNS} FROM departments WHERE organization_id = ${organizationId}::uuid AND external_id = ${externalId}`;
+    const rows = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
+      SELECT ${DEPARTMENT_COLUMNS} FROM departments WHERE organization_id = ${organizationId}::uuid AND external_id = ${externalId}`);
     return { items: rows.map(toDepartmentDto), next_page_token: null };
   }
 
@@ -98,10 +98,10 @@ export class DepartmentsService {
     const position = startOfPage(tokenQuery, pageToken, 'parent_id');
     const ofParent = parentId === null ? Prisma.sql`parent_id IS NULL` : Prisma.sql`parent_id = ${parentId}::uuid`;
     const after = position ? Prisma.sql`AND ("order", id) > (${position.after}::bigint, ${position.id}::uuid)` : Prisma.empty;
-    const rows = await this.txHost.tx.$queryRaw<DepartmentRow[]>`
+    const rows = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
       SELECT ${DEPARTMENT_COLUMNS} FROM departments
       WHERE organization_id = ${organizationId}::uuid AND ${ofParent} ${after}
-      ORDER BY "order", id LIMIT ${pageSize + 1}`;
+      ORDER BY "order", id LIMIT ${pageSize + 1}`);
     if (rows.length === 0 && parentId !== null) await this.get(organizationId, parentId);
     const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(row.order), id: row.id }));
     return { items: page.items.map(toDepartmentDto), next_page_token: page.next_page_token };

@@ -67,7 +67,7 @@ export class ExpertSuitesService {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const tokenQuery = ['expert-suites', organizationId, query.status ?? '', query.category_id ?? ''];
     const position = startOfPage(tokenQuery, query.page_token, 'filters');
-    const rows = await this.txHost.tx.$queryRaw<SuiteRow[]>(suitePageStatement(organizationId, query, position, pageSize + 1));
+    const rows = await this.txHost.sql.query<SuiteRow>(suitePageStatement(organizationId, query, position, pageSize + 1));
     const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(row.createdAt.getTime()), id: row.id }));
     return { items: page.items.map(suiteRowToModel), next_page_token: page.next_page_token };
   }
@@ -77,7 +77,7 @@ export class ExpertSuitesService {
       const now = this.clock.now();
       const statement = suiteUpdateStatement(organizationId, suiteId, body, now);
       if (statement) {
-        const [updated] = await this.txHost.tx.$queryRaw<UpdatedSuiteRow[]>(statement);
+        const [updated] = await this.txHost.sql.query<UpdatedSuiteRow>(statement);
         if (updated) return this.withCurrentMarketItem(updated);
       }
       // Nothing was written: the suite as it is now says why, with the same checks in the same
@@ -97,7 +97,7 @@ export class ExpertSuitesService {
     // expected_revision applies on top of the one before it instead of failing; the writes below are
     // still compare-and-set on the revision that was read. The read is a statement of its own, after
     // the lock: its snapshot then sees the market item as the previous writer committed it.
-    await tx.$queryRaw`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid ${RowLock.forUpdate}`;
+    await this.txHost.sql.query(Prisma.sql`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid ${RowLock.forUpdate}`);
     const suite = await this.readSuite(organizationId, suiteId);
 
     checkExpectedRevision(body.expected_revision, suite.revision, revisionCheck.code, revisionCheck.field, 'suite');
@@ -132,14 +132,14 @@ export class ExpertSuitesService {
     const { revisionBefore, ...row } = updated;
     const suite = suiteRowToModel(row);
     if (revisionBefore + 1n === suite.revision) return suite;
-    const [marketItem] = await this.txHost.tx.$queryRaw<Array<NonNullable<ExpertSuiteWithMarketItem['marketItem']>>>`
+    const [marketItem] = await this.txHost.sql.query<NonNullable<ExpertSuiteWithMarketItem['marketItem']>>(Prisma.sql`
       SELECT id, organization_id AS "organizationId", suite_id AS "suiteId", category_id AS "categoryId", revision, updated_at AS "updatedAt"
-      FROM market_items WHERE suite_id = ${suite.id}::uuid`;
+      FROM market_items WHERE suite_id = ${suite.id}::uuid`);
     return { ...suite, marketItem: marketItem ?? null };
   }
 
   private async readSuite(organizationId: string, suiteId: string): Promise<ExpertSuiteWithMarketItem> {
-    const [row] = await this.txHost.tx.$queryRaw<SuiteRow[]>(suiteSelectStatement(organizationId, suiteId));
+    const [row] = await this.txHost.sql.query<SuiteRow>(suiteSelectStatement(organizationId, suiteId));
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
     return suiteRowToModel(row);
   }

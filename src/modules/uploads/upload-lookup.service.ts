@@ -1,3 +1,4 @@
+import { Prisma } from '../../generated/prisma/client';
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '../../database/transaction-host';
 import { AppError } from '../../common/errors/app-error';
@@ -23,8 +24,8 @@ export class UploadLookupService {
    */
   async findUsable(organizationId: string, uploadId: string, kind: UploadKind, field: string, now: Date): Promise<Upload> {
     const tx = this.txHost.tx;
-    const locked = await tx.$queryRaw<Array<{ id: string }>>`
-      SELECT id FROM uploads WHERE id = ${uploadId}::uuid AND organization_id = ${organizationId}::uuid ${RowLock.forShare}`;
+    const locked = await this.txHost.sql.query<{ id: string }>(Prisma.sql`
+      SELECT id FROM uploads WHERE id = ${uploadId}::uuid AND organization_id = ${organizationId}::uuid ${RowLock.forShare}`);
     const upload = locked.length === 0 ? null : await tx.upload.findUnique({ where: { id: uploadId } });
     if (!upload) {
       throw new AppError(UploadsError.UPLOAD_NOT_FOUND, `${field}: no upload with this id exists for the organization.`, {

@@ -1,0 +1,76 @@
+import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
+import { adapterQueries, type SqlQueries } from './sql-queries';
+
+/** A SQL transaction ran past TRANSACTION_TIMEOUT_MS, so it was rolled back instead of committed. */
+export class SqlTransactionTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`The transaction took longer than ${timeoutMs} ms and was rolled back`);
+    this.name = 'SqlTransactionTimeoutError';
+  }
+}
+
+const NO_ARGS = { args: [], argTypes: [] };
+
+/**
+ * Raw SQL on Prisma's driver adapter for the database (`@prisma/adapter-pg` over the pool, or the
+ * PGlite adapter): the same connections and the same conversions as the Prisma client, without its
+ * per-statement request pipeline. Only the hot statements use it (docs/performance.md); model
+ * queries stay on the client.
+ */
+export class SqlDriver {
+  readonly queries: SqlQueries;
+
+  constructor(
+    private readonly adapter: SqlDriverAdapter,
+    private readonly timeoutMs: number,
+  ) {
+    this.queries = adapterQueries(adapter);
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed when it returns, rolled back when
+   * it throws or when it took longer than the transaction timeout (as the Prisma client does).
+   */
+  async transaction<T>(work: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    const startedAt = performance.now();
+    const transaction = await this.adapter.startTransaction();
+    let result: T;
+    try {
+      result = await work(adapterQueries(transaction));
+      if (performance.now() - startedAt > this.timeoutMs) throw new SqlTransactionTimeoutError(this.timeoutMs);
+    } catch (error) {
+      await rollBack(transaction);
+      throw error;
+    }
+    await commit(transaction);
+    return result;
+  }
+}
+
+/**
+ * An adapter whose transactions are not "phantom" (pg) sent BEGIN itself and leaves COMMIT and
+ * ROLLBACK to its caller; commit() and rollback() then only hand the connection back. PGlite's
+ * are phantom: its own transaction() issues both.
+ */
+async function commit(transaction: Transaction): Promise<void> {
+  if (!transaction.options.usePhantomQuery) {
+    try {
+      await transaction.executeRaw({ sql: 'COMMIT', ...NO_ARGS });
+    } catch (error) {
+      await transaction.rollback();
+      throw error;
+    }
+  }
+  await transaction.commit();
+}
+
+async function rollBack(transaction: Transaction): Promise<void> {
+  try {
+    if (!transaction.options.usePhantomQuery) await transaction.executeRaw({ sql: 'ROLLBACK', ...NO_ARGS });
+  } catch {
+    // The connection broke: the server has rolled the transaction back already. The error that got
+    // here is the one to report.
+  } finally {
+    await transaction.rollback();
+  }
+}
