@@ -52,6 +52,18 @@ export class AppConfig {
   @Min(100)
   DATABASE_POOL_TIMEOUT_MS = 10_000;
 
+  /**
+   * Distinct hot statements each PostgreSQL connection keeps prepared (parsed and planned once).
+   * `0` sends every statement unnamed: needed behind a pooler in transaction mode that does not
+   * carry prepared statements across its server connections (PgBouncer before 1.21, or 1.21+ with
+   * `max_prepared_statements = 0`).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  DATABASE_PREPARED_STATEMENTS = 100;
+
   /** The least severe lines written: `log` writes events and one line per request (pino's `info` level). */
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'log';

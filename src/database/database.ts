@@ -7,6 +7,7 @@ import { listenOnPGlite, listenOnPostgres, type NotificationHandlers, type Notif
 import { PostgresPool } from './postgres-pool';
 import { pgliteSession, pgSession } from './sql-session';
 import { SqlDriver } from './sql-driver';
+import { preparedStatementNames } from './prepared-statements';
 import { withSessionAdvisoryLock } from './locks';
 
 export type DatabaseKind = 'postgres' | 'embedded';
@@ -36,7 +37,7 @@ export interface Database {
 // Any constant works; it only has to be the same in every process migrating one database.
 const MIGRATION_LOCK_ID = 7_301_977_114;
 
-export type DatabaseSettings = Pick<AppConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_POOL_TIMEOUT_MS' | 'TRANSACTION_TIMEOUT_MS'>;
+export type DatabaseSettings = Pick<AppConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_POOL_TIMEOUT_MS' | 'DATABASE_PREPARED_STATEMENTS' | 'TRANSACTION_TIMEOUT_MS'>;
 
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
   return settings.DATABASE_URL ? openPostgres(settings.DATABASE_URL, settings) : openEmbedded(settings.DATA_DIR, settings);
@@ -61,7 +62,9 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
   pool.on('connect', (client) => client.on('error', () => undefined));
   const adapter = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter, ...clientOptions(settings) });
-  const sql = new SqlDriver(await adapter.connect(), settings.TRANSACTION_TIMEOUT_MS);
+  // The client's own statements (model queries, cold paths) stay unnamed; the hot ones are prepared.
+  const sqlAdapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames(settings.DATABASE_PREPARED_STATEMENTS) });
+  const sql = new SqlDriver(await sqlAdapter.connect(), settings.TRANSACTION_TIMEOUT_MS);
   const subscriptions = new Subscriptions();
   return {
     kind: 'postgres',

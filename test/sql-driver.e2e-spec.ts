@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../src/database/database';
+import { SqlTransactionTimeoutError } from '../src/database/sql-driver';
+import { isUniqueViolation, violatedConstraint } from '../src/database/prisma-errors';
+import { isDatabaseBusy } from '../src/database/database-unavailable';
+import { TransactionHost } from '../src/database/transaction-host';
+import { Prisma } from '../src/generated/prisma/client';
+import type { PrismaService } from '../src/database/prisma.service';
+import { createTenant, openTestDatabase, testConfig } from './support/test-app';
+
+describe('Raw statements on the driver adapter (txHost.sql)', () => {
+  let database: Database;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const countOrganizationsNamed = async (name: string) =>
+    (await database.sql.queries.query<{ count: bigint }>(Prisma.sql`SELECT count(*) AS count FROM organizations WHERE name = ${name}`))[0].count;
+
+  it('answers a statement with every parameter and column type the service uses exactly as $queryRaw does', async () => {
+    const at = new Date('2026-01-31T23:59:58.123Z');
+    const statement = Prisma.sql`
+      SELECT ${'text'}::text AS text, ${42}::int AS int4, ${9_007_199_254_740_993n}::bigint AS int8, ${1.5}::float8 AS float8,
+        ${true}::boolean AS bool, ${at}::timestamptz AS at, ${JSON.stringify({ a: [1, 'b'] })}::jsonb AS json,
+        ${'00000000-0000-4000-8000-000000000001'}::uuid AS uuid, ${null}::text AS nothing, count(*) AS counted
+      FROM (VALUES (1), (2)) AS v(x)`;
+    const viaAdapter = await database.sql.queries.query(statement);
+    const viaClient = await database.prisma.$queryRaw(statement);
+    expect(viaAdapter).toEqual(viaClient);
+    expect(viaAdapter).toEqual([
+      { text: 'text', int4: 42, int8: 9_007_199_254_740_993n, float8: 1.5, bool: true, at, json: { a: [1, 'b'] }, uuid: '00000000-0000-4000-8000-000000000001', nothing: null, counted: 2n },
+    ]);
+  });
+
+  it('counts the rows a statement wrote', async () => {
+    const name = `execute-${randomUUID()}`;
+    const written = await database.sql.queries.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name}), (gen_random_uuid(), ${name})`);
+    expect(written).toBe(2);
+    expect(await countOrganizationsNamed(name)).toBe(2n);
+  });
+
+  it('refuses a column type it does not read, naming the column, rather than guessing', async () => {
+    await expect(database.sql.queries.query(Prisma.sql`SELECT 1.5::numeric AS amount`)).rejects.toThrow(/"amount"/);
+  });
+
+  it('reports a unique violation with the constraint it hit', async () => {
+    const tenant = await createTenant(database);
+    const insert = Prisma.sql`INSERT INTO departments (id, organization_id, name, "order") VALUES (gen_random_uuid(), ${tenant.organizationId}::uuid, 'Twice', 1)`;
+    await database.sql.queries.execute(insert);
+    const error: unknown = await database.sql.queries.execute(insert).catch((caught: unknown) => caught);
+    expect(isUniqueViolation(error)).toBe(true);
+    expect(violatedConstraint(error)).toBe('departments_sibling_name_key');
+  });
+
+  describe('a SQL transaction', () => {
+    it('commits what its work wrote when the work returns', async () => {
+      const name = `commit-${randomUUID()}`;
+      const answer = await database.sql.transaction(async (sql) => {
+        await sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`);
+        return 'done';
+      });
+      expect(answer).toBe('done');
+      expect(await countOrganizationsNamed(name)).toBe(1n);
+    });
+
+    it('rolls back everything its work wrote when the work throws, and passes the error on', async () => {
+      const name = `rollback-${randomUUID()}`;
+      const failure = new Error('failed on purpose');
+      await expect(
+        database.sql.transaction(async (sql) => {
+          await sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`);
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(await countOrganizationsNamed(name)).toBe(0n);
+    });
+
+    it('rolls back, as busy, work that outlasted the transaction timeout', async () => {
+      const name = `timeout-${randomUUID()}`;
+      const impatient = await openTestDatabase(testConfig({ TRANSACTION_TIMEOUT_MS: 100 }));
+      try {
+        const error: unknown = await impatient.sql
+          .transaction(async (sql) => {
+            await sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`);
+            await sql.query(Prisma.sql`SELECT pg_sleep(0.2)::text AS slept`);
+          })
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(SqlTransactionTimeoutError);
+        expect(isDatabaseBusy(error)).toBe(true);
+        expect(await impatient.sql.queries.query(Prisma.sql`SELECT id FROM organizations WHERE name = ${name}`)).toEqual([]);
+      } finally {
+        await impatient.close();
+      }
+    });
+  });
+
+  describe('TransactionHost', () => {
+    const host = () => new TransactionHost(database.prisma as PrismaService, database.sql);
+
+    it('refuses model queries inside a SQL transaction instead of running them outside it', async () => {
+      const txHost = host();
+      await expect(txHost.withSqlTransaction(async () => txHost.tx.organization.count())).rejects.toThrow(/cannot join a SQL transaction/);
+      await expect(txHost.withSqlTransaction(() => txHost.withTransaction(async () => 1))).rejects.toThrow(/cannot be opened inside a SQL transaction/);
+    });
+
+    it('runs raw statements in the client transaction they are called in', async () => {
+      const txHost = host();
+      const name = `joined-${randomUUID()}`;
+      await expect(
+        txHost.withTransaction(async () => {
+          await txHost.tx.organization.create({ data: { name } });
+          await txHost.withSqlTransaction(() => txHost.sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`));
+          expect(await txHost.sql.query(Prisma.sql`SELECT id FROM organizations WHERE name = ${name}`)).toHaveLength(2);
+          throw new Error('roll back both');
+        }),
+      ).rejects.toThrow('roll back both');
+      expect(await countOrganizationsNamed(name)).toBe(0n);
+    });
+  });
+});
+
+describe('Prepared hot statements (DATABASE_PREPARED_STATEMENTS)', () => {
+  const onPostgres = testConfig().DATABASE_URL !== undefined;
+  const preparedNames = async (database: Database) =>
+    (await database.sql.queries.query<{ name: string }>(Prisma.sql`SELECT name FROM pg_prepared_statements ORDER BY name`)).map((row) => row.name);
+
+  (onPostgres ? it : it.skip)('prepares each hot statement once per connection, and none when set to 0', async () => {
+    for (const limit of [100, 0]) {
+      // One pooled connection, so that the statements below and the look at pg_prepared_statements share a session.
+      const database = await openTestDatabase(testConfig({ DATABASE_POOL_SIZE: 1, DATABASE_PREPARED_STATEMENTS: limit }));
+      try {
+        const statement = Prisma.sql`SELECT ${1}::int AS one`;
+        for (let run = 0; run < 3; run++) expect(await database.sql.queries.query(statement)).toEqual([{ one: 1 }]);
+        expect(await preparedNames(database)).toEqual(limit === 0 ? [] : ['wsa_1', 'wsa_2']);
+      } finally {
+        await database.close();
+      }
+    }
+  });
+});
