@@ -37,6 +37,14 @@ describe('Raw statements on the driver adapter (txHost.sql)', () => {
     ]);
   });
 
+  it('sends a list parameter as a PostgreSQL array, as $queryRaw does', async () => {
+    const ids = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
+    const statement = Prisma.sql`SELECT id::text AS id, array_length(${ids}::uuid[], 1) AS length, ${['a', 'b']}::text[] AS texts FROM unnest(${ids}::uuid[]) AS id ORDER BY id`;
+    const viaAdapter = await database.sql.queries.query(statement);
+    expect(viaAdapter).toEqual(await database.prisma.$queryRaw(statement));
+    expect(viaAdapter).toEqual(ids.map((id) => ({ id, length: 2, texts: ['a', 'b'] })));
+  });
+
   it('counts the rows a statement wrote', async () => {
     const name = `execute-${randomUUID()}`;
     const written = await database.sql.queries.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name}), (gen_random_uuid(), ${name})`);

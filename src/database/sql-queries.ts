@@ -60,6 +60,11 @@ function toArg(value: unknown): [unknown, ArgType] {
     return [value, { scalarType: 'datetime', arity: SCALAR }];
   }
   if (ArrayBuffer.isView(value)) return [value, { scalarType: 'bytes', arity: SCALAR }];
+  // A list parameter (`= ANY(${ids}::uuid[])`): the driver sends it as a PostgreSQL array.
+  if (Array.isArray(value)) {
+    const elements = value.map((element) => toArg(element));
+    return [elements.map(([arg]) => arg), { scalarType: elements[0]?.[1].scalarType ?? 'unknown', arity: 'list' }];
+  }
   return [JSON.stringify(value), { scalarType: 'unknown', arity: SCALAR }];
 }
 
@@ -78,6 +83,7 @@ const READERS: Partial<Record<number, ColumnReader>> = {
   [ColumnTypeEnum.Enum]: asIs,
   [ColumnTypeEnum.Uuid]: asIs,
   [ColumnTypeEnum.Bytes]: asIs,
+  [ColumnTypeEnum.TextArray]: asIs,
   [ColumnTypeEnum.Int64]: (value) => BigInt(value as string | number),
   [ColumnTypeEnum.DateTime]: (value) => new Date(value as string),
   [ColumnTypeEnum.Date]: (value) => new Date(value as string),

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
-import { PrismaService } from '../../database/prisma.service';
+import { TransactionHost } from '../../database/transaction-host';
+import { Prisma } from '../../generated/prisma/client';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { Metrics } from '../metrics/metrics';
@@ -21,7 +22,7 @@ export interface AuthenticateOptions {
 @Injectable()
 export class ApiKeyAuthenticator {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly txHost: TransactionHost,
     private readonly config: AppConfig,
     private readonly cache: VerifiedKeyCache,
     private readonly metrics: Metrics,
@@ -45,10 +46,9 @@ export class ApiKeyAuthenticator {
     const lookup = this.cache.startLookup();
     let key;
     try {
-      key = await this.prisma.apiKey.findUnique({
-        where: { keyHash: hash },
-        select: { id: true, organizationId: true, scopes: true, revokedAt: true, keyHash: true },
-      });
+      [key] = await this.txHost.sql.query<{ id: string; organizationId: string; scopes: string[]; revokedAt: Date | null; keyHash: string }>(Prisma.sql`
+        SELECT id, organization_id AS "organizationId", scopes, revoked_at AS "revokedAt", key_hash AS "keyHash"
+        FROM api_keys WHERE key_hash = ${hash}`);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       const remembered = options.rememberForOutage ? this.cache.recall(hash, this.config.API_KEY_OUTAGE_GRACE_SECONDS * 1000) : undefined;

@@ -1,11 +1,12 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../../common/auth/auth.decorators';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Readiness } from '../../common/lifecycle/readiness';
 import { DatabaseOutageLog } from '../../database/outage-log';
-import { PrismaService } from '../../database/prisma.service';
+import { TransactionHost } from '../../database/transaction-host';
+import { Prisma } from '../../generated/prisma/client';
 
 /** Liveness and readiness for orchestrators; no API key needed. */
 @ApiExcludeController()
@@ -13,7 +14,7 @@ import { PrismaService } from '../../database/prisma.service';
 @Controller()
 export class HealthController {
   constructor(
-    @Inject(PrismaService) private readonly prisma: PrismaService,
+    private readonly txHost: TransactionHost,
     private readonly readiness: Readiness,
     private readonly outageLog: DatabaseOutageLog,
   ) {}
@@ -27,7 +28,7 @@ export class HealthController {
   async ready(): Promise<{ status: string }> {
     if (this.readiness.isDraining) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The instance is shutting down.');
     try {
-      await this.prisma.$queryRaw`SELECT 1`;
+      await this.txHost.sql.query(Prisma.sql`SELECT 1 AS one`);
     } catch {
       throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The database is not reachable.');
     }

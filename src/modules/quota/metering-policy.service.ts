@@ -7,7 +7,8 @@ import { Metrics } from '../../common/metrics/metrics';
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { DatabaseOutageLog } from '../../database/outage-log';
-import { PrismaService } from '../../database/prisma.service';
+import { TransactionHost } from '../../database/transaction-host';
+import { Prisma } from '../../generated/prisma/client';
 import { CYCLE_MODE, type DataStatus, type MeteringPolicyDto } from './dto/metering-policy.dto';
 import { nextResetAfter } from './subscription-cycle';
 
@@ -32,7 +33,7 @@ export class MeteringPolicyService {
   private readonly snapshots: LRUCache<string, PolicySnapshot>;
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly txHost: TransactionHost,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly outageLog: DatabaseOutageLog,
@@ -61,10 +62,8 @@ export class MeteringPolicyService {
   }
 
   private async load(organizationId: string): Promise<PolicySnapshot> {
-    const subscription = await this.prisma.subscription.findUnique({
-      where: { organizationId },
-      select: { anchorAt: true, updatedAt: true },
-    });
+    const [subscription] = await this.txHost.sql.query<{ anchorAt: Date; updatedAt: Date }>(Prisma.sql`
+      SELECT anchor_at AS "anchorAt", updated_at AS "updatedAt" FROM subscriptions WHERE organization_id = ${organizationId}::uuid`);
     // Every organization is created with its subscription (AdminService.createOrganization).
     if (!subscription) throw new Error(`Organization ${organizationId} has no subscription`);
     const dataAsOf = this.clock.now();

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { PeriodicJobs } from '../../common/scheduling/periodic-jobs';
 import { AppConfig } from '../../config/app-config';
-import { PrismaService } from '../../database/prisma.service';
+import { TransactionHost } from '../../database/transaction-host';
 import { Prisma } from '../../generated/prisma/client';
 import { RowLock } from '../../database/locks';
 
@@ -25,7 +25,7 @@ export class UploadPurger implements OnApplicationBootstrap {
   private readonly logger = new Logger('Uploads');
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly txHost: TransactionHost,
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly jobs: PeriodicJobs,
@@ -60,15 +60,15 @@ export class UploadPurger implements OnApplicationBootstrap {
    * A PATCH that comes after the locks waits for this transaction (see findUsable).
    */
   private deleteBatch(now: Date, batchSize: number): Promise<{ selected: number; deleted: number }> {
-    return this.prisma.$transaction(async (tx) => {
-      const candidates = await tx.$queryRaw<Array<{ id: string }>>`
+    return this.txHost.withSqlTransaction(async () => {
+      const candidates = await this.txHost.sql.query<{ id: string }>(Prisma.sql`
         SELECT u.id FROM uploads u
         WHERE u.expires_at <= ${now} AND ${NOT_NEEDED}
         ORDER BY u.expires_at LIMIT ${batchSize}
-        ${RowLock.forUpdateSkipLocked('u')}`;
+        ${RowLock.forUpdateSkipLocked('u')}`);
       if (candidates.length === 0) return { selected: 0, deleted: 0 };
-      const ids = Prisma.join(candidates.map(({ id }) => Prisma.sql`${id}::uuid`));
-      const deleted = await tx.$executeRaw`DELETE FROM uploads u WHERE u.id IN (${ids}) AND ${NOT_NEEDED}`;
+      const ids = candidates.map(({ id }) => id);
+      const deleted = await this.txHost.sql.execute(Prisma.sql`DELETE FROM uploads u WHERE u.id = ANY(${ids}::uuid[]) AND ${NOT_NEEDED}`);
       return { selected: candidates.length, deleted };
     });
   }
