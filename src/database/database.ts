@@ -24,7 +24,7 @@ export interface PoolUsage {
 export interface Database {
   readonly kind: DatabaseKind;
   readonly prisma: PrismaClient;
-  /** Raw SQL on the same driver adapter as `prisma`, for the hot statements. */
+  /** Raw statements on the same driver adapter as `prisma`, without the client (TransactionHost.sql). */
   readonly sql: SqlDriver;
   migrate(migrationsDir?: string): Promise<string[]>;
   /** Receives the NOTIFYs of `channel` until closed, or until the database is closed. */
@@ -62,7 +62,7 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
   pool.on('connect', (client) => client.on('error', () => undefined));
   const adapter = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter, ...clientOptions(settings) });
-  // The client's own statements (model queries, cold paths) stay unnamed; the hot ones are prepared.
+  // The client's statements (model queries) stay unnamed; the SQL driver's (every raw one) are prepared.
   const sqlAdapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames(settings.DATABASE_PREPARED_STATEMENTS) });
   const sql = new SqlDriver(await sqlAdapter.connect(), settings.TRANSACTION_TIMEOUT_MS);
   const subscriptions = new Subscriptions();

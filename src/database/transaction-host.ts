@@ -18,9 +18,9 @@ type OpenTransaction = { client: DatabaseClient | undefined; sql: SqlQueries };
  * transaction: nothing runs per request.
  *
  * Two kinds of transaction: `withTransaction` is the Prisma client's and takes both kinds of
- * query; `withSqlTransaction` runs on the driver adapter and takes raw statements only, for the
- * hot paths whose every statement is one (docs/performance.md: it saves the client's per-statement
- * cost). Inside a client transaction a SQL transaction simply joins it.
+ * query; `withSqlTransaction` runs on the driver adapter and takes raw statements only, for work
+ * whose every statement is raw (docs/performance.md: it saves the client's per-statement cost).
+ * Inside a client transaction a SQL transaction simply joins it.
  */
 @Injectable()
 export class TransactionHost {
