@@ -151,3 +151,29 @@ describe('Prepared hot statements (DATABASE_PREPARED_STATEMENTS)', () => {
     }
   });
 });
+
+describe('Times on a PostgreSQL server whose TimeZone is not UTC', () => {
+  const onPostgres = testConfig().DATABASE_URL !== undefined;
+  // ALTER DATABASE takes no parameters, and this file's database has a name of its own.
+  const alterThisDatabase = (database: Database, setting: string) =>
+    database.sql.queries.execute(Prisma.raw(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I ${setting}', current_database()); END $$`));
+
+  (onPostgres ? it : it.skip)('reads and writes the instant that is stored, through the SQL driver and the client alike', async () => {
+    const admin = await openTestDatabase();
+    await alterThisDatabase(admin, "SET timezone = ''America/New_York''");
+    // New connections take the database's TimeZone; this instance's connections are all new.
+    const database = await openTestDatabase();
+    try {
+      const at = new Date('2026-01-31T12:00:00.000Z');
+      const statement = Prisma.sql`SELECT TIMESTAMPTZ '2026-01-31 12:00:00+00' AS stored, ${at}::timestamptz = TIMESTAMPTZ '2026-01-31 12:00:00+00' AS written_right`;
+      for (const rows of [await database.sql.queries.query(statement), await database.prisma.$queryRaw(statement)]) {
+        expect(rows).toEqual([{ stored: at, written_right: true }]);
+      }
+    } finally {
+      await database.close();
+      await alterThisDatabase(admin, 'RESET timezone');
+      await admin.close();
+    }
+  });
+});
+

@@ -59,7 +59,14 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
   // checked out between two queries (pg emits 'error' on the client then): the query that uses it
   // next fails and answers 503, and the pool replaces the client.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    // Prisma's pg adapter reads a timestamptz by replacing its offset with +00:00 and writes a Date
+    // as text without one, so both are right only in a UTC session: with the server's TimeZone set
+    // to New York, a stored 12:00Z read back as 07:00Z (test/sql-driver.e2e-spec.ts). pg queues this
+    // ahead of the connection's first query; a connection that breaks here fails that query too.
+    client.query("SET TIME ZONE 'UTC'").catch(() => undefined);
+  });
   const adapter = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter, ...clientOptions(settings) });
   // The client's statements (model queries) stay unnamed; the SQL driver's (every raw one) are prepared.
