@@ -24,7 +24,6 @@ const ONE_MINUTE_MS = 60_000;
       inject: [AppConfig, Clock],
       useFactory: async (config: AppConfig, clock: Clock) => ({
         throttlers: [{ name: 'default', ttl: ONE_MINUTE_MS, limit: config.RATE_LIMIT_PER_MINUTE }],
-        skipIf: () => config.RATE_LIMIT_PER_MINUTE === 0,
         // Without Redis (or without a limit) the package's in-memory storage: each instance counts on its own.
         storage: config.REDIS_URL && config.RATE_LIMIT_PER_MINUTE > 0 ? await RedisThrottlerStorage.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, clock) : undefined,
       }),
