@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import type { Logger as PinoLogger } from 'pino';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { closeConnectionsWhileDraining } from './common/lifecycle/graceful-shutdown';
 import { Readiness } from './common/lifecycle/readiness';
@@ -34,12 +35,16 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.set('etag', false);
   // req.ip is the connection's peer unless that peer is a listed proxy; then X-Forwarded-For is read.
   app.set('trust proxy', options.config.trustedProxies.length > 0 ? options.config.trustedProxies : false);
-  app.use(requestTimingMiddleware);
+  // Only what is read is mounted: no request pays for lines that LOG_LEVEL drops (warn, error) or
+  // for metrics that no metrics server serves.
+  const logger = app.get<PinoLogger>(APP_LOGGER);
+  const logsRequests = logger.isLevelEnabled('info');
+  const countsRequests = options.config.METRICS_PORT !== undefined;
+  if (logsRequests || countsRequests) app.use(requestTimingMiddleware);
   // Before the body parser, so that even a rejected body gets its X-Request-Id, its log line and its count.
   app.use(requestIdMiddleware);
-  app.use(requestLogMiddleware(app.get(APP_LOGGER)));
-  // Without a metrics server no one reads them, and no request pays for them.
-  if (options.config.METRICS_PORT !== undefined) app.use(httpMetricsMiddleware(app.get(Metrics)));
+  if (logsRequests) app.use(requestLogMiddleware(logger));
+  if (countsRequests) app.use(httpMetricsMiddleware(app.get(Metrics)));
   app.use(refuseUndecodableQueryString);
   useSecurityHeaders(app);
   useCors(app, options.config.corsOrigins);

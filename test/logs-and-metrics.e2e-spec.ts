@@ -201,3 +201,15 @@ describe('LOG_FORMAT=text', () => {
     ]);
   });
 });
+
+describe('LOG_LEVEL=warn', () => {
+  const logs = captureLogs();
+  const fixture = useTestApp({ overrides: { LOG_LEVEL: 'warn', LOG_FORMAT: 'json' }, logDestination: logs.destination });
+
+  it('writes no request lines, and still answers with the request id', async () => {
+    const answered = await fixture.http().get(METERING).set('Authorization', fixture.tenant.bearer).set('X-Request-Id', 'quiet-1').expect(200);
+    expect(answered.headers['x-request-id']).toBe('quiet-1');
+    await fixture.http().get('/no/such/path').set('X-Request-Id', 'quiet-2').expect(404);
+    expect(logs.text()).not.toContain('quiet-');
+  });
+});

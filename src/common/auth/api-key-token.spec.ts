@@ -11,6 +11,11 @@ describe('API key tokens', () => {
     expect(a.displayPrefix).toBe(a.token.slice(0, 10));
   });
 
+  it('hash as the hex SHA-256 of the token, so keys stored before still verify', () => {
+    // The digest of this token, computed once with `printf %s <token> | sha256sum`.
+    expect(hashApiKeyToken(`wsk_${'A'.repeat(40)}`)).toBe('05220433e32008d608294579b353cd9e613854b876f3da05b3613b857ac99b29');
+  });
+
   it('recognise only well-formed tokens', () => {
     expect(isWellFormedApiKeyToken(generateApiKeyToken().token)).toBe(true);
     expect(isWellFormedApiKeyToken('wsk_short')).toBe(false);

@@ -16,8 +16,6 @@ const REQUEST_ID = 'request_id';
 export function requestLogMiddleware(logger: Logger): RequestHandler {
   return pinoHttp({
     logger,
-    // Without a finish listener at all when request lines would be dropped anyway (LOG_LEVEL warn, error).
-    autoLogging: logger.isLevelEnabled('info'),
     // The id requestIdMiddleware settled on (the caller's X-Request-Id or a new uuid), not a second one.
     genReqId: (request) => request.headers['x-request-id'] as string,
     // pino-http binds each request to a child logger under this key; the serializer keeps its id only.
