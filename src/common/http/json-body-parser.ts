@@ -20,14 +20,26 @@ const BYTE_ORDER_MARK = 0xfeff;
  */
 export function useJsonBodyParser(app: NestExpressApplication, limitBytes: number): void {
   app.use(refuseUnreadableJsonRequest);
-  app.useBodyParser('raw', { type: JSON_TYPE, limit: limitBytes });
+  // body-parser hands its type check the Express request it runs under.
+  app.useBodyParser('raw', { type: (request) => isJsonBody(request as Request), limit: limitBytes });
   app.use(parseJsonBody);
   app.use(bodyParserErrorsMiddleware);
 }
 
+const IS_JSON_BODY = Symbol('isJsonBody');
+
+/**
+ * Whether the request carries a body declared as JSON (type-is), decided once per request: the
+ * checks below, the body reader and the JsonBodyGuard all ask.
+ */
+export function isJsonBody(request: Request): boolean {
+  const memo = request as Request & { [IS_JSON_BODY]?: boolean };
+  return (memo[IS_JSON_BODY] ??= Boolean(request.is(JSON_TYPE)));
+}
+
 /** 415 before the body is read: a charset other than UTF-8, or a Content-Encoding we do not decode. */
 function refuseUnreadableJsonRequest(request: Request, _response: Response, next: NextFunction): void {
-  if (!request.is(JSON_TYPE)) return next();
+  if (!isJsonBody(request)) return next();
   const charset = CHARSET_PARAMETER.exec(request.headers['content-type'] ?? '');
   if (charset && (charset[1] ?? charset[2]).toLowerCase() !== 'utf-8') {
     return next(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be UTF-8 JSON.'));
