@@ -9,10 +9,11 @@ import { useCors } from './common/http/cors';
 import { answerHttpParserErrors } from './common/http/http-parser-errors';
 import { useJsonBodyParser } from './common/http/json-body-parser';
 import { JsonReplyExpressAdapter } from './common/http/json-reply.adapter';
+import { middlewareSequence } from './common/http/middleware-sequence';
 import { refuseUndecodableQueryString } from './common/http/query-string';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestTimingMiddleware } from './common/http/request-timing';
-import { useSecurityHeaders } from './common/http/security-headers';
+import { securityHeadersMiddleware } from './common/http/security-headers';
 import { APP_LOGGER } from './common/logging/logging.module';
 import { requestLogMiddleware } from './common/logging/request-log';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.middleware';
@@ -40,15 +41,19 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   const logger = app.get<PinoLogger>(APP_LOGGER);
   const logsRequests = logger.isLevelEnabled('info');
   const countsRequests = options.config.METRICS_PORT !== undefined;
-  if (logsRequests || countsRequests) app.use(requestTimingMiddleware);
   // Before the body parser, so that even a rejected body gets its X-Request-Id, its log line and its count.
-  app.use(requestIdMiddleware);
-  if (logsRequests) app.use(requestLogMiddleware(logger));
-  if (countsRequests) app.use(httpMetricsMiddleware(app.get(Metrics)));
-  app.use(refuseUndecodableQueryString);
-  useSecurityHeaders(app);
+  app.use(
+    middlewareSequence(
+      ...(logsRequests || countsRequests ? [requestTimingMiddleware] : []),
+      requestIdMiddleware,
+      ...(logsRequests ? [requestLogMiddleware(logger)] : []),
+      ...(countsRequests ? [httpMetricsMiddleware(app.get(Metrics))] : []),
+      refuseUndecodableQueryString,
+      securityHeadersMiddleware(),
+      closeConnectionsWhileDraining(app.get(Readiness)),
+    ),
+  );
   useCors(app, options.config.corsOrigins);
-  app.use(closeConnectionsWhileDraining(app.get(Readiness)));
   useJsonBodyParser(app, options.config.JSON_BODY_LIMIT_BYTES);
   const server = app.getHttpServer();
   server.keepAliveTimeout = options.config.HTTP_KEEP_ALIVE_TIMEOUT_MS;

@@ -1,10 +1,11 @@
 import { isUtf8 } from 'node:buffer';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { exceedsNestingDepth, MAX_JSON_NESTING } from '../json/nesting-depth';
 import { bodyParserErrorsMiddleware } from './body-parser-errors.middleware';
+import { middlewareSequence } from './middleware-sequence';
 
 const JSON_TYPE = 'application/json';
 const CONTENT_ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br']);
@@ -19,10 +20,9 @@ const BYTE_ORDER_MARK = 0xfeff;
  * the text before parsing, then JSON.parse. The failures all become the error body.
  */
 export function useJsonBodyParser(app: NestExpressApplication, limitBytes: number): void {
-  app.use(refuseUnreadableJsonRequest);
-  // body-parser hands its type check the Express request it runs under.
-  app.useBodyParser('raw', { type: (request) => isJsonBody(request as Request), limit: limitBytes });
-  app.use(parseJsonBody);
+  // body-parser (express.raw, as Nest's useBodyParser('raw') mounts it) hands its type check the Express request.
+  const readBytes = express.raw({ type: (request) => isJsonBody(request as Request), limit: limitBytes });
+  app.use(middlewareSequence(refuseUnreadableJsonRequest, readBytes, parseJsonBody));
   app.use(bodyParserErrorsMiddleware);
 }
 

@@ -1,5 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet from 'helmet';
 
@@ -21,7 +20,7 @@ interface HeaderChanges {
  * they are the same on every answer, so they are taken from it once at start-up and written by one
  * middleware: helmet's chain of thirteen middlewares cost ~5 µs of CPU a request (docs/performance.md).
  */
-export function useSecurityHeaders(app: INestApplication): void {
+export function securityHeadersMiddleware(): RequestHandler {
   const { set, removed } = headerChangesOf(
     helmet({
       contentSecurityPolicy: {
@@ -36,11 +35,11 @@ export function useSecurityHeaders(app: INestApplication): void {
       referrerPolicy: { policy: 'no-referrer' },
     }),
   );
-  app.use((_request: Request, response: Response, next: NextFunction) => {
+  return (_request: Request, response: Response, next: NextFunction) => {
     for (const [name, value] of set) response.setHeader(name, value);
     for (const name of removed) response.removeHeader(name);
     next();
-  });
+  };
 }
 
 /** Runs `middleware` once on a stand-in response that records what it writes; it must finish at once. */
