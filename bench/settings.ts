@@ -28,7 +28,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
   return {
     durationSeconds: number('BENCH_DURATION_SECONDS', 5, 1),
     warmupSeconds: number('BENCH_WARMUP_SECONDS', 3, 1),
-    pairs: Math.floor(number('BENCH_PAIRS', 3, 1)),
+    pairs: Math.floor(number('BENCH_PAIRS', 5, 1)),
     connections: Math.floor(number('BENCH_CONNECTIONS', 32, 1)),
     postgresUrl: env.BENCH_POSTGRES_URL || 'postgresql://root@127.0.0.1:5432/postgres',
     databasePrefix: env.BENCH_DATABASE_PREFIX || 'wsa_bench_',
