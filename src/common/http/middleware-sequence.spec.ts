@@ -8,7 +8,7 @@ function run(handler: RequestHandler): Promise<Outcome> {
 }
 
 describe('middlewareSequence', () => {
-  it('runs the steps in order, waiting for each one that calls next later, then calls next once', async () => {
+  it('runs the steps in order, waiting for each one that calls next later, then calls next', async () => {
     const ran: string[] = [];
     const step = (name: string, later = false): RequestHandler => (_request, _response, next) => {
       ran.push(name);
@@ -23,6 +23,10 @@ describe('middlewareSequence', () => {
   it.each([
     ['passed to next', (error: Error): RequestHandler => (_request, _response, next) => next(error)],
     ['thrown', (error: Error): RequestHandler => () => {
+      throw error;
+    }],
+    ['as an async rejection', (error: Error): RequestHandler => async () => {
+      await Promise.resolve();
       throw error;
     }],
   ])('skips the remaining steps after an error %s, and hands the error on', async (_how, failing) => {
