@@ -29,6 +29,7 @@ RUN npm ci --omit=dev --legacy-peer-deps --ignore-scripts --no-audit --no-fund \
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     PORT=3000 \
     LOG_FORMAT=json \
     METRICS_PORT=9464 \
@@ -52,4 +53,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
 # Run node directly (not npm) so that SIGTERM reaches the service and it shuts down cleanly. The
 # same command as `npm start` (a test keeps them equal); its V8 options are explained in
 # docs/performance.md (Memory).
-CMD ["node", "--liftoff-only", "--max-semi-space-size=16", "--heap-growing-percent=100", "dist/src/main.js"]
+CMD ["node", "--liftoff-only", "--no-maglev", "--max-semi-space-size=16", "--heap-growing-percent=100", "dist/src/main.js"]

@@ -16,6 +16,8 @@ export interface EmbeddedSettings {
   warmupSeconds: number;
   durationSeconds: number;
   connections: number;
+  /** Environment variables the shipped start command sets (package.json's `start`). */
+  serviceEnvironment: Record<string, string>;
   /** Node options the service runs with (the shipped start command's, and any BENCH_SERVICE_NODE_ARGS). */
   serviceNodeArgs: string[];
 }
@@ -29,6 +31,7 @@ export async function measureEmbedded(settings: EmbeddedSettings): Promise<Embed
   const directory = mkdtempSync(join(tmpdir(), 'wsa-bench-embedded-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...settings.serviceEnvironment,
     DATA_DIR: join(directory, 'data'),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '0',

@@ -36,17 +36,24 @@ export function describeMachine(): Machine {
 }
 
 /**
- * The service's start command as it ships (package.json's `start`, which the image's CMD repeats):
- * `node <options> <script>`, split into the node options and the script.
+ * The service's start command as it ships (package.json's `start`, which the image's ENV and CMD
+ * repeat): `[NAME=value…] node <options> <script>`, split into the environment it sets, the node
+ * options and the script.
  */
-export function shippedStartCommand(root: string): { nodeOptions: string[]; script: string } {
+export function shippedStartCommand(root: string): { environment: Record<string, string>; nodeOptions: string[]; script: string } {
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
-  const [command, ...rest] = start.trim().split(/\s+/);
+  const words = start.trim().split(/\s+/);
+  const environment: Record<string, string> = {};
+  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=\S*$/.test(words[0])) {
+    const [name, value] = words.shift()!.split('=');
+    environment[name] = value;
+  }
+  const [command, ...rest] = words;
   const script = rest.pop();
   if (command !== 'node' || script === undefined || rest.some((word) => !word.startsWith('--'))) {
-    throw new Error(`package.json's start script is not "node [--option…] script": ${start}`);
+    throw new Error(`package.json's start script is not "[NAME=value…] node [--option…] script": ${start}`);
   }
-  return { nodeOptions: rest, script };
+  return { environment, nodeOptions: rest, script };
 }
 
 export function packageVersions(root: string): Record<string, string> {

@@ -60,6 +60,7 @@ async function main(): Promise<number> {
     const servers: Servers = {
       service: await startServer('service', SCRIPTS.service, {
         ...process.env,
+        ...SHIPPED.environment,
         DATABASE_URL: url('service'),
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_MINUTE: '0',
@@ -86,7 +87,7 @@ async function main(): Promise<number> {
   }
 
   const embedded = settings.embedded
-    ? await measureEmbedded({ serviceScript: SCRIPTS.service, loadScript: SCRIPTS.load, ...settings, serviceNodeArgs: [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs] })
+    ? await measureEmbedded({ serviceScript: SCRIPTS.service, loadScript: SCRIPTS.load, ...settings, serviceEnvironment: SHIPPED.environment, serviceNodeArgs: [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs] })
     : undefined;
   if (embedded?.error) failures.push(`embedded: ${embedded.error}`);
 

@@ -24,12 +24,20 @@ const probe = (port: number) =>
   });
 
 describe("the image's start command", () => {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const shipped = shippedStartCommand(root);
+
   it('is npm start\'s: the same node options and script', () => {
-    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     const cmd = /^CMD (\[.*\])$/m.exec(dockerfile);
     if (!cmd) throw new Error('The Dockerfile has no exec-form CMD');
-    const { nodeOptions, script } = shippedStartCommand(root);
-    expect(JSON.parse(cmd[1])).toEqual(['node', ...nodeOptions, script]);
+    expect(JSON.parse(cmd[1])).toEqual(['node', ...shipped.nodeOptions, shipped.script]);
+  });
+
+  it("sets the environment npm start sets, in the runtime stage's ENV", () => {
+    const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const environment = Object.entries(shipped.environment);
+    expect(environment.length).toBeGreaterThan(0);
+    for (const [name, value] of environment) expect(runtimeStage).toMatch(new RegExp(`^(ENV |    )${name}=${value}( \\\\)?$`, 'm'));
   });
 });
 

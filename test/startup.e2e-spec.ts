@@ -25,7 +25,7 @@ interface RunningService {
 
 /** Starts the built service on a free port and waits for its one readiness line (after the demo seed, if any). */
 async function startService(env: NodeJS.ProcessEnv): Promise<RunningService> {
-  const child = spawn('node', startArgs, { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('node', startArgs, { env: { ...env, ...shipped.environment, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
