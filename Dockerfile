@@ -28,6 +28,7 @@ RUN npm ci --omit=dev --legacy-peer-deps --ignore-scripts --no-audit --no-fund \
  && find node_modules/@prisma/client/runtime -name 'query_compiler_*' ! -name 'query_compiler_small_bg.postgresql.js' ! -name 'query_compiler_small_bg.postgresql.wasm-base64.js' -delete
 
 FROM node:24-bookworm-slim
+# MALLOC_ARENA_MAX is npm start's too (a test keeps them equal; docs/performance.md, Memory).
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2 \
     PORT=3000 \

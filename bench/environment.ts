@@ -45,8 +45,9 @@ export function shippedStartCommand(root: string): { environment: Record<string,
   const words = start.trim().split(/\s+/);
   const environment: Record<string, string> = {};
   while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=\S*$/.test(words[0])) {
-    const [name, value] = words.shift()!.split('=');
-    environment[name] = value;
+    const assignment = words.shift()!;
+    const equals = assignment.indexOf('=');
+    environment[assignment.slice(0, equals)] = assignment.slice(equals + 1);
   }
   const [command, ...rest] = words;
   const script = rest.pop();
