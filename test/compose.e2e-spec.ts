@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json';
 import { parse } from 'yaml';
 import { loadConfig, settingNames } from '../src/config/app-config';
+import { imageEnvironment } from './support/dockerfile';
 import { ProbeModule } from './support/probe.module';
 import { testDatabaseUrl, until, useTestApp } from './support/test-app';
 
@@ -78,9 +79,9 @@ describe('compose.yaml', () => {
   it('restarts every long-running service, and gives the api a stop grace period longer than its drain', () => {
     const { services } = composeFile();
     for (const name of ['db', 'redis', 'api', 'proxy']) expect(services[name].restart).toBe('unless-stopped');
-    const imageEnv = /^ENV ([\s\S]*?)\n(?!\s)/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '';
-    const imageDelayMs = Number(/SHUTDOWN_DELAY_MS=(\d+)/.exec(imageEnv)?.[1]);
-    const config = loadConfig({ SHUTDOWN_DELAY_MS: String(imageDelayMs), ...envFile(services.api) });
+    const imageDelayMs = imageEnvironment().SHUTDOWN_DELAY_MS;
+    expect(imageDelayMs).toMatch(/^\d+$/);
+    const config = loadConfig({ SHUTDOWN_DELAY_MS: imageDelayMs, ...envFile(services.api) });
     expect(seconds(services.api.stop_grace_period ?? '0s') * 1000).toBeGreaterThan(config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS);
   });
 

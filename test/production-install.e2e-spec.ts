@@ -3,25 +3,14 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DockerfileParser, type Env } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
+import { dockerfileText, imageEnvironment, stage } from './support/dockerfile';
 import { testDatabaseUrl } from './support/test-app';
 
 // The image's production dependencies, made outside a container: the RUN commands of the
 // Dockerfile's production-dependencies stage, run on package.json and the lockfile, then the
 // built service started on them with the image's environment and command.
 const root = join(__dirname, '..');
-const dockerfileText = readFileSync(join(root, 'Dockerfile'), 'utf8');
-const dockerfile = DockerfileParser.parse(dockerfileText);
-
-/** The instructions of one build stage (`FROM … AS name`; the last, unnamed stage for `null`). */
-function stage(name: string | null) {
-  const froms = dockerfile.getFROMs();
-  const index = froms.findIndex((from) => from.getBuildStage() === name);
-  const start = froms[index].getRange().start.line;
-  const end = index + 1 < froms.length ? froms[index + 1].getRange().start.line : Infinity;
-  return dockerfile.getInstructions().filter((instruction) => instruction.getRange().start.line > start && instruction.getRange().start.line < end);
-}
 
 const productionDependencyCommands = () =>
   stage('production-dependencies')
@@ -41,11 +30,6 @@ function productionNodeModules(): string {
     renameSync(building, cached);
   }
   return join(cached, 'node_modules');
-}
-
-function imageEnvironment(): Record<string, string> {
-  const env = stage(null).find((instruction) => instruction.getKeyword() === 'ENV') as Env;
-  return Object.fromEntries(env.getProperties().map((property) => [property.getName(), property.getValue() ?? '']));
 }
 
 describe('the Dockerfile', () => {
