@@ -2,6 +2,7 @@ import type { Database } from '../src/database/database';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
 import { QuotaScope } from '../src/modules/quota/quota.scopes';
 import { expectErrorBody } from './support/error-body';
+import { forgedTokens, withPosition } from './support/forged-page-tokens';
 import { createApiKey, createTenant, useTwoInstances, type TestApp, type TestTenant } from './support/test-app';
 
 const PATH = '/api/openapi/v1/departments';
@@ -204,6 +205,39 @@ describe('reading departments: GET /departments/{id}, GET /departments', () => {
         expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
         expect(response.body.details).toMatchObject({ field: 'page_token', reason: 'invalid_value' });
       }
+    });
+
+    it('refuses every forged token with 400 invalid_value naming page_token, never 500', async () => {
+      const tenant = await createTenant(database);
+      const top = await create(tenant, { name: 'Top' });
+      await create(tenant, { name: 'A', parent_id: top.department_id });
+      await create(tenant, { name: 'B', parent_id: top.department_id });
+      const token = (await list(tenant, { parent_id: top.department_id, page_size: 1 }).expect(200)).body.next_page_token as string;
+      const cases: Array<[string, string]> = [
+        ...forgedTokens(token),
+        ['order 0, below the first order', withPosition(token, '0')],
+        ['a negative order', withPosition(token, '-999999999999999')],
+        ['int64 min', withPosition(token, '-9223372036854775808')],
+        ['int64 max plus one', withPosition(token, '9223372036854775808')],
+      ];
+      for (const [name, pageToken] of cases) {
+        const response = await list(tenant, { parent_id: top.department_id, page_token: pageToken });
+        expect([name, response.status]).toEqual([name, 400]);
+        expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
+        expect(response.body.details).toMatchObject({ field: 'page_token', reason: 'invalid_value' });
+      }
+    });
+
+    it('takes a position at either edge of the orders it assigns: after order 1 the rest, after int64 max nothing', async () => {
+      const tenant = await createTenant(database);
+      const top = await create(tenant, { name: 'Top' });
+      const first = await create(tenant, { name: 'A', parent_id: top.department_id });
+      const second = await create(tenant, { name: 'B', parent_id: top.department_id });
+      const token = (await list(tenant, { parent_id: top.department_id, page_size: 1 }).expect(200)).body.next_page_token as string;
+      const atFirst = withPosition(token, String(first.order), first.department_id);
+      expect((await list(tenant, { parent_id: top.department_id, page_token: atFirst }).expect(200)).body).toEqual({ items: [second], next_page_token: null });
+      const atEnd = withPosition(token, '9223372036854775807');
+      expect((await list(tenant, { parent_id: top.department_id, page_token: atEnd }).expect(200)).body).toEqual({ items: [], next_page_token: null });
     });
 
     it('refuses unknown query parameters and a parent_id that is not a uuid', async () => {

@@ -3,6 +3,7 @@ import { AdminService } from '../src/admin/admin.service';
 import type { Database } from '../src/database/database';
 import { ExpertSuitesScope } from '../src/modules/expert-suites/expert-suites.scopes';
 import { expectErrorBody } from './support/error-body';
+import { forgedTokens, withPosition } from './support/forged-page-tokens';
 import { createApiKey, createTenant, useTwoInstances, type TestApp, type TestTenant } from './support/test-app';
 
 const PATH = '/api/openapi/v1/expert-suites';
@@ -211,6 +212,37 @@ describe('reading expert suites and conditional PATCH', () => {
         expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
         expect(response.body.details).toMatchObject({ field, reason });
       }
+    });
+    it('refuses every forged token, and creation times PostgreSQL or a Date cannot hold, with 400 naming page_token, never 500', async () => {
+      const tenant = await createTenant(database);
+      await newSuite(tenant);
+      await newSuite(tenant);
+      const token = (await list(tenant, { page_size: 1 }).expect(200)).body.next_page_token as string;
+      const cases: Array<[string, string]> = [
+        ...forgedTokens(token),
+        ['int64 max', withPosition(token, '9223372036854775807')],
+        ['int64 min', withPosition(token, '-9223372036854775808')],
+        ['-999999999999999 ms, before 4714 BC', withPosition(token, '-999999999999999')],
+        ['one millisecond before PostgreSQL\'s first timestamp', withPosition(token, '-210866803200001')],
+        ['one millisecond after the last Date', withPosition(token, '8640000000000001')],
+      ];
+      for (const [name, pageToken] of cases) {
+        const response = await list(tenant, { page_token: pageToken });
+        expect([name, response.status]).toEqual([name, 400]);
+        expectErrorBody(response, 400, 'VALIDATION_FAILED', 'bad_request');
+        expect(response.body.details).toMatchObject({ field: 'page_token', reason: 'invalid_value' });
+      }
+    });
+
+    it('takes a position at either edge of the creation times: after the first every suite, after the last none', async () => {
+      const tenant = await createTenant(database);
+      await newSuite(tenant);
+      await newSuite(tenant);
+      const token = (await list(tenant, { page_size: 1 }).expect(200)).body.next_page_token as string;
+      const fromStart = await list(tenant, { page_token: withPosition(token, '-210866803200000') }).expect(200);
+      expect(fromStart.body.items).toHaveLength(2);
+      const pastEnd = await list(tenant, { page_token: withPosition(token, '8640000000000000') }).expect(200);
+      expect(pastEnd.body).toEqual({ items: [], next_page_token: null });
     });
   });
 

@@ -181,7 +181,7 @@ export interface components {
              */
             external_id?: string | null;
             /**
-             * @description Department name, at most 255 characters (code points). Surrounding white space is trimmed; the rest may not be blank. Unique among its siblings, ignoring case.
+             * @description Department name, at most 255 characters (code points) in Unicode NFC. Surrounding white space is trimmed and the name is stored and returned in NFC; the rest may not be blank. Unique among its siblings by Unicode case folding: "Café", "CAFÉ" and "Café" are the same name, and so are "Straße" and "STRASSE".
              * @example Research
              */
             name: string;
@@ -705,7 +705,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `DEPARTMENT_NAME_CONFLICT`: A sibling department (same parent) already has this name, ignoring case.
+             * @description - `DEPARTMENT_NAME_CONFLICT`: A sibling department (same parent) already has this name, compared by Unicode case folding in NFC.
              *     - `EXTERNAL_ID_CONFLICT`: Another department of the organization already has this external_id.
              *
              *     - `IDEMPOTENCY_REQUEST_IN_PROGRESS`: A request with the same Idempotency-Key is still being processed; retry after the Retry-After seconds.

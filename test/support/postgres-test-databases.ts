@@ -78,3 +78,17 @@ export async function dropTestDatabases(server: string): Promise<void> {
     for (const { datname } of rows) await dropDatabase(client, datname);
   });
 }
+
+/**
+ * A new, empty database on the server for one test's own use (a previous run's is dropped first),
+ * named after the server's database so that dropTestDatabases removes it; `options` are CREATE
+ * DATABASE's (a template, an encoding, a locale). Returns its URL.
+ */
+export async function createScratchDatabase(server: string, suffix: string, options = ''): Promise<string> {
+  const url = withDatabaseName(server, `${baseName(server)}_${suffix}`);
+  await onServer(server, async (client) => {
+    await dropDatabase(client, baseName(url));
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(baseName(url))} ${options}`);
+  });
+  return url;
+}

@@ -9,8 +9,20 @@ export interface KeysetPosition {
   id: string;
 }
 
+/**
+ * The sort values a list hands out in its tokens, inclusive. A position outside them was not issued
+ * by the service (and would break the list's SQL), so a token that carries one is refused.
+ */
+export interface SortValueRange {
+  readonly min: bigint;
+  readonly max: bigint;
+}
+
 const VERSION = 1;
 const QUERY_TAG_LENGTH = 22;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// Integers as String(n) writes them: no leading zeros, no plus sign, no "-0".
+const CANONICAL_INTEGER = /^(?:0|-?[1-9]\d{0,19})$/;
 
 /**
  * An opaque page token: the keyset position plus a tag of the query it belongs to (organization
@@ -22,8 +34,12 @@ export function encodePageToken(query: readonly string[], position: KeysetPositi
   return Buffer.from(JSON.stringify([VERSION, queryTag(query), position.after, position.id])).toString('base64url');
 }
 
-/** The position in `token`, or undefined when the token is not one of this query. */
-export function decodePageToken(query: readonly string[], token: string): KeysetPosition | undefined {
+/**
+ * The position in `token`, or undefined when the token is not one of this query: not base64url
+ * JSON of the encoder's shape, another version or query tag, or a sort value that is not an
+ * integer within `sortValues`.
+ */
+export function decodePageToken(query: readonly string[], sortValues: SortValueRange, token: string): KeysetPosition | undefined {
   if (!/^[A-Za-z0-9_-]{1,512}$/.test(token)) return undefined;
   let decoded: unknown;
   try {
@@ -34,7 +50,9 @@ export function decodePageToken(query: readonly string[], token: string): Keyset
   if (!Array.isArray(decoded) || decoded.length !== 4) return undefined;
   const [version, tag, after, id] = decoded as unknown[];
   if (version !== VERSION || tag !== queryTag(query) || typeof after !== 'string' || typeof id !== 'string') return undefined;
-  if (!/^-?\d{1,19}$/.test(after) || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) return undefined;
+  if (!CANONICAL_INTEGER.test(after) || !UUID.test(id)) return undefined;
+  const value = BigInt(after);
+  if (value < sortValues.min || value > sortValues.max) return undefined;
   return { after, id };
 }
 
@@ -47,9 +65,9 @@ function queryTag(query: readonly string[]): string {
  * token's position. A token of another query or organization, or a made-up one, is 400
  * `invalid_value` naming page_token; `sameWhat` names what must not change between pages.
  */
-export function startOfPage(query: readonly string[], pageToken: string | undefined, sameWhat: string): KeysetPosition | undefined {
+export function startOfPage(query: readonly string[], sortValues: SortValueRange, pageToken: string | undefined, sameWhat: string): KeysetPosition | undefined {
   if (pageToken === undefined) return undefined;
-  const position = decodePageToken(query, pageToken);
+  const position = decodePageToken(query, sortValues, pageToken);
   if (!position) throw AppError.validation('page_token', 'invalid_value', `page_token is not a token of this query: pass the next_page_token of the previous page, with the same ${sameWhat}.`);
   return position;
 }

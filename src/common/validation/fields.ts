@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
 import { IsJsonInteger, MAX_JSON_INTEGER, MaxCodePoints, NotBlank, Required } from './field-rules';
-import { LowerCaseUuid, NoSurroundingWhitespace, Trim } from './string-rules';
+import { LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
 
 /**
  * The field kit: one decorator per kind of field, carrying its validation rules, the contract's
@@ -32,6 +32,8 @@ export function TextField(options: FieldDocs & {
   maxLength: number;
   /** Surrounding white space is removed before the rules and storage. */
   trim?: boolean;
+  /** Written in Unicode NFC before the rules and storage (the stored and returned form). */
+  nfc?: boolean;
   /** Empty, white space and invisible characters only: `must_not_be_blank`. */
   notBlank?: boolean;
   /** Stored exactly as sent, so surrounding white space is refused (`invalid_format`) rather than trimmed. */
@@ -39,6 +41,7 @@ export function TextField(options: FieldDocs & {
 }) {
   return field(options, { type: String, maxLength: options.maxLength }, [
     ...(options.trim ? [Trim()] : []),
+    ...(options.nfc ? [ToNfc()] : []),
     IsString(),
     ...(options.notBlank ? [NotBlank()] : []),
     ...(options.exact ? [NoSurroundingWhitespace()] : []),

@@ -7,6 +7,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Trims a string before it is validated and stored; other types pass unchanged to their type rule. */
 export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
+/** Writes a string in Unicode NFC before it is validated (limits count its code points) and stored. */
+export const ToNfc = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.normalize('NFC') : value));
+
 /** The uuid in `value`, lower-cased; undefined when `value` is not a uuid (in any case). */
 export function lowerCaseUuid(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;

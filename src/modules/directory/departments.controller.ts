@@ -32,7 +32,7 @@ export class DepartmentsController {
   @ApiCreatedResponse({ type: DepartmentDto, description: 'The created department.', headers: IDEMPOTENT_SUCCESS_HEADERS })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'A body value breaks its schema or an unknown field was sent; details names the first failing field.'],
-    [DirectoryError.DEPARTMENT_NAME_CONFLICT, 'A sibling department (same parent) already has this name, ignoring case.'],
+    [DirectoryError.DEPARTMENT_NAME_CONFLICT, 'A sibling department (same parent) already has this name, compared by Unicode case folding in NFC.'],
     [DirectoryError.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'],
     [DirectoryError.PARENT_NOT_FOUND, 'parent_id names no department of this organization (details.field `parent_id`, reason `not_found`).'],
   )

@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
 import { isUniqueViolation, violatedConstraint } from '../../database/prisma-errors';
-import { pageOfRows, startOfPage } from '../../common/pagination/page-token';
+import { pageOfRows, startOfPage, type SortValueRange } from '../../common/pagination/page-token';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { toDepartmentDto, type DepartmentRow } from './department.mapper';
 import type { CreateDepartmentDto } from './dto/create-department.dto';
@@ -12,13 +12,17 @@ import type { DepartmentDto } from './dto/department.dto';
 import type { DepartmentPageDto } from './dto/department-page.dto';
 import type { ListDepartmentsQueryDto } from './dto/list-departments-query.dto';
 import { DirectoryError } from './directory.errors';
+import { caselessKey } from '../../common/text/caseless-key';
 
 const DEPARTMENT_COLUMNS = Prisma.sql`id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
+
+/** The orders the service assigns: from 1 up, within the bigint column. */
+const DEPARTMENT_ORDERS: SortValueRange = { min: 1n, max: 2n ** 63n - 1n };
 
 // Unique indexes of prisma/migrations (init): the database, not this code, enforces uniqueness.
 const CONFLICT_BY_CONSTRAINT: Record<string, () => AppError> = {
   departments_sibling_name_key: () =>
-    new AppError(DirectoryError.DEPARTMENT_NAME_CONFLICT, 'A department with this name (ignoring case) already exists under the same parent.'),
+    new AppError(DirectoryError.DEPARTMENT_NAME_CONFLICT, 'A department with this name (ignoring case and Unicode normalization form) already exists under the same parent.'),
   departments_organization_id_external_id_key: () =>
     new AppError(DirectoryError.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'),
 };
@@ -47,8 +51,8 @@ export class DepartmentsService {
     try {
       rows = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
         WITH counter AS (${nextOrder})
-        INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order")
-        SELECT gen_random_uuid(), ${organizationId}::uuid, ${parentId}::uuid, ${input.name}, ${input.external_id ?? null}, next_order FROM counter
+        INSERT INTO departments (id, organization_id, parent_id, name, name_key, external_id, "order")
+        SELECT gen_random_uuid(), ${organizationId}::uuid, ${parentId}::uuid, ${input.name}, ${caselessKey(input.name)}, ${input.external_id ?? null}, next_order FROM counter
         RETURNING id, external_id AS "externalId", name, "order", parent_id AS "parentId"`);
     } catch (error) {
       const conflict = isUniqueViolation(error) ? CONFLICT_BY_CONSTRAINT[violatedConstraint(error) ?? ''] : undefined;
@@ -95,7 +99,7 @@ export class DepartmentsService {
    */
   private async listChildren(organizationId: string, parentId: string | null, pageSize: number, pageToken: string | undefined): Promise<DepartmentPageDto> {
     const tokenQuery = ['departments', organizationId, parentId ?? ''];
-    const position = startOfPage(tokenQuery, pageToken, 'parent_id');
+    const position = startOfPage(tokenQuery, DEPARTMENT_ORDERS, pageToken, 'parent_id');
     const ofParent = parentId === null ? Prisma.sql`parent_id IS NULL` : Prisma.sql`parent_id = ${parentId}::uuid`;
     const after = position ? Prisma.sql`AND ("order", id) > (${position.after}::bigint, ${position.id}::uuid)` : Prisma.empty;
     const rows = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`

@@ -12,7 +12,7 @@ import { UpdateExpertSuiteDto, type ConnectorRefInputDto } from './dto/update-ex
 import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { withoutUnchanged, type SuiteData } from './suite-changes';
 import { canTransition } from './suite-status';
-import { fitsOneStatement, normalizedConnectorRefs, suitePageStatement, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
+import { fitsOneStatement, normalizedConnectorRefs, SUITE_CREATION_TIMES, suitePageStatement, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
 import type { PackageConnectorRef, PackageContents } from '../uploads/package-contents';
 import { UploadLookupService } from '../uploads/upload-lookup.service';
 import { RowLock } from '../../database/locks';
@@ -66,7 +66,7 @@ export class ExpertSuitesService {
   async list(organizationId: string, query: ListExpertSuitesQueryDto): Promise<{ items: ExpertSuiteWithMarketItem[]; next_page_token: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const tokenQuery = ['expert-suites', organizationId, query.status ?? '', query.category_id ?? ''];
-    const position = startOfPage(tokenQuery, query.page_token, 'filters');
+    const position = startOfPage(tokenQuery, SUITE_CREATION_TIMES, query.page_token, 'filters');
     const rows = await this.txHost.sql.query<SuiteRow>(suitePageStatement(organizationId, query, position, pageSize + 1));
     const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(row.createdAt.getTime()), id: row.id }));
     return { items: page.items.map(suiteRowToModel), next_page_token: page.next_page_token };

@@ -2,7 +2,7 @@ import { Prisma } from '../../generated/prisma/client';
 import type { ConnectorRefInputDto, UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
 import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { statusesAllowedBefore } from './suite-status';
-import type { KeysetPosition } from '../../common/pagination/page-token';
+import type { KeysetPosition, SortValueRange } from '../../common/pagination/page-token';
 
 /** The fields a PATCH can only apply after reading other records (uploads, categories, the market item). */
 const FIELDS_NEEDING_READS = ['upload_id', 'icon_upload_id', 'category_id', 'clear_category', 'expected_market_item_revision'] as const;
@@ -114,6 +114,12 @@ export function suiteSelectStatement(organizationId: string, suiteId: string): P
     SELECT ${SUITE_COLUMNS} FROM expert_suites AS u LEFT JOIN market_items AS m ON m.suite_id = u.id
     WHERE u.id = ${suiteId}::uuid AND u.organization_id = ${organizationId}::uuid`;
 }
+
+/**
+ * The creation times a suite page token can carry, in epoch milliseconds: those both PostgreSQL's
+ * timestamptz (from 4714-11-24 BC) and a JavaScript Date (to +275760-09-13) can hold.
+ */
+export const SUITE_CREATION_TIMES: SortValueRange = { min: -210_866_803_200_000n, max: 8_640_000_000_000_000n };
 
 /**
  * One page of an organization's suites, by (created_at, id), after `position` (created_at in epoch

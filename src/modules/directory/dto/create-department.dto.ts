@@ -18,10 +18,12 @@ export class CreateDepartmentDto {
     presence: 'required',
     maxLength: 255,
     trim: true,
+    nfc: true,
     notBlank: true,
     description:
-      'Department name, at most 255 characters (code points). Surrounding white space is trimmed; the rest may not be ' +
-      'blank. Unique among its siblings, ignoring case.',
+      'Department name, at most 255 characters (code points) in Unicode NFC. Surrounding white space is trimmed and the ' +
+      'name is stored and returned in NFC; the rest may not be blank. Unique among its siblings by Unicode case folding: ' +
+      '"Café", "CAFÉ" and "Cafe\u0301" are the same name, and so are "Straße" and "STRASSE".',
     example: 'Research',
   })
   name: string;
