@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseCommand, runCommand, UsageError } from '../src/cli/cli';
 import { hashApiKeyToken } from '../src/common/auth/api-key-token';
-import { useTestDatabase } from './support/test-app';
+import { startTestApp, useTestDatabase } from './support/test-app';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
 import { QuotaScope } from '../src/modules/quota/quota.scopes';
 import { allScopes } from '../src/common/auth/scope-catalog';
@@ -49,19 +49,24 @@ describe('admin CLI commands', () => {
     expect(unknown.stderr).toContain('No API key');
   });
 
-  it('prints the scope catalog: every scope with what it grants, read and manage apart', async () => {
+  it('prints the scope catalog: every scope an operation of the document requires, with what it grants, read and manage apart', async () => {
     const { code, json } = await cli('scopes');
     expect(code).toBe(0);
     const scopes = json!.scopes as Array<{ name: string; grants: string }>;
-    expect(scopes.map((scope) => scope.name)).toEqual([
-      'admin.v1.expert-suites.manage',
-      'admin.v1.expert-suites.read',
-      'admin.v1.quota.read',
-      'admin.v1.user-directory.manage',
-      'admin.v1.user-directory.read',
-    ]);
-    for (const scope of scopes) expect(scope.grants).toMatch(/\w{3,}/);
-    expect(allScopes()).toEqual(scopes.map((scope) => scope.name));
+    const names = scopes.map((scope) => scope.name);
+    expect(names).toEqual([...names].sort());
+    for (const scope of scopes) expect(scope).toEqual({ name: expect.stringMatching(/^admin\.v1\.[a-z0-9.-]+\.(read|manage|execute)$/), grants: expect.stringMatching(/\w{3,}/) });
+    expect(allScopes()).toEqual(names);
+    // The catalog is what the operations need: each scope guards an operation, and no operation needs another.
+    const testApp = await startTestApp(fixture.database);
+    try {
+      const document = (await testApp.http().get('/docs-json').expect(200)).body as { paths: Record<string, Record<string, { 'x-required-scope'?: string }>> };
+      const required = Object.values(document.paths).flatMap((pathItem) => Object.values(pathItem).flatMap((operation) => operation['x-required-scope'] ?? []));
+      expect([...new Set(required)].sort()).toEqual(names);
+    } finally {
+      await testApp.close();
+    }
+    expect(names).toEqual(expect.arrayContaining([DirectoryScope.Read, DirectoryScope.Manage, QuotaScope.Read]));
   });
 
   it('lists an organization\'s keys with a short prefix, scopes and times, never the key or its hash', async () => {

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './client/schema';
@@ -181,12 +181,12 @@ describe('OpenAPI document as a typed client sees it', () => {
     });
   });
 
-  // Last: the tests above must have called every operation the document has.
+  // Last: the tests above, or another e2e file through this typed client, must have called every operation the document has.
   it('has called every operation of the document', async () => {
     const document = (await (await fetch(`${context.baseUrl}/docs-json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
     expect(operations.length).toBeGreaterThanOrEqual(9);
-    expect(operations.filter((operation) => !called.has(operation))).toEqual([]);
+    expect(operations.filter((operation) => !called.has(operation) && !typedCallsElsewhere().has(operation))).toEqual([]);
   });
 
   async function createDepartment(name: string, parentId: string | null = null, externalId?: string) {
@@ -197,6 +197,17 @@ describe('OpenAPI document as a typed client sees it', () => {
     return data!;
   }
 });
+
+/**
+ * `METHOD /path/{template}` of each typed-client call in the other e2e files (a module's own test,
+ * e.g. one `npm run new:module` generated). openapi-fetch takes the path template as a literal that
+ * `npm run typecheck` checks against the document, so the call's text names the operation.
+ */
+function typedCallsElsewhere(): Set<string> {
+  const files = readdirSync(__dirname).filter((name) => name.endsWith('.e2e-spec.ts') && name !== basename(__filename));
+  const typed = files.map((name) => readFileSync(join(__dirname, name), 'utf8')).filter((source) => source.includes("from './client/schema'"));
+  return new Set([...typed.join('\n').matchAll(/\.(GET|POST|PUT|PATCH|DELETE)\(\s*'(\/api\/[^']+)'/g)].map((match) => `${match[1]} ${match[2]}`));
+}
 
 /** The first line where two texts part, with its neighbours, for the failure message. */
 function firstDifference(expected: string, actual: string): string {

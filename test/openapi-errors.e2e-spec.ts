@@ -1,4 +1,6 @@
 import type { Database } from '../src/database/database';
+import { errorCodeCatalog } from '../src/common/errors/error-code';
+import { documentedErrorCodes } from './support/api-conventions';
 import { openTestDatabase, startTestApp, type TestApp } from './support/test-app';
 
 type Operation = { operationId: string; 'x-required-scope'?: string; requestBody?: { content: Record<string, unknown> }; responses: Record<string, Response> };
@@ -8,12 +10,13 @@ type Response = { description: string; content?: { 'application/json'?: { exampl
 describe('OpenAPI: cross-cutting errors', () => {
   let database: Database;
   let testApp: TestApp;
+  let document: { paths: Record<string, Record<string, Operation>> };
   let operations: Operation[];
 
   beforeAll(async () => {
     database = await openTestDatabase();
     testApp = await startTestApp(database);
-    const document = (await testApp.http().get('/docs-json').expect(200)).body as { paths: Record<string, Record<string, Operation>> };
+    document = (await testApp.http().get('/docs-json').expect(200)).body as typeof document;
     operations = Object.values(document.paths).flatMap((pathItem) => Object.values(pathItem));
   });
 
@@ -44,7 +47,12 @@ describe('OpenAPI: cross-cutting errors', () => {
 
   it('gives every operation that takes a JSON body INVALID_JSON, 413 and 415, beside its own 400s', () => {
     const withJsonBody = operations.filter((operation) => operation.requestBody?.content['application/json'] !== undefined);
-    expect(withJsonBody.map((operation) => operation.operationId).sort()).toEqual(['createDepartment', 'updateExpertSuite']);
+    // Derived from the document: every write whose body is not a multipart upload takes JSON.
+    const writes = Object.values(document.paths).flatMap((pathItem) =>
+      Object.entries(pathItem).filter(([method, operation]) => ['post', 'put', 'patch'].includes(method) && operation.requestBody?.content['multipart/form-data'] === undefined),
+    );
+    expect(withJsonBody.map((operation) => operation.operationId).sort()).toEqual(writes.map(([, operation]) => operation.operationId).sort());
+    expect(withJsonBody.length).toBeGreaterThanOrEqual(2);
     for (const operation of withJsonBody) {
       expect(examplesOf(operation, '400')).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'INVALID_JSON']));
       expect(examplesOf(operation, '413')).toEqual(['PAYLOAD_TOO_LARGE']);
@@ -61,5 +69,12 @@ describe('OpenAPI: cross-cutting errors', () => {
     const metering = operations.find((operation) => operation.operationId === 'getMeteringPolicy')!;
     expect(metering.responses['503'].description.match(/SERVICE_UNAVAILABLE/g)).toHaveLength(1);
     expect(metering.responses['503'].description).toContain('no cached policy');
+  });
+
+  it('documents every defined error code: in docs/api-conventions.md with its status, or on an operation that answers it', () => {
+    const inTable = new Set(documentedErrorCodes().map(({ code }) => code));
+    const onOperations = new Set(operations.flatMap((operation) => Object.keys(operation.responses).flatMap((status) => examplesOf(operation, status).map((code) => `${code} ${status}`))));
+    const undocumented = errorCodeCatalog().filter(({ code, status }) => !inTable.has(code) && !onOperations.has(`${code} ${status}`));
+    expect(undocumented).toEqual([]);
   });
 });

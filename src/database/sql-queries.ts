@@ -1,6 +1,5 @@
 import { ColumnTypeEnum, type ArgType, type SqlQuery, type SqlQueryable, type SqlResultSet } from '@prisma/driver-adapter-utils';
 import type { Prisma } from '../generated/prisma/client';
-import type { DatabaseClient } from './transaction-host';
 
 /** Raw SQL statements (`Prisma.sql` templates), answered as `$queryRaw` / `$executeRaw` answer them. */
 export interface SqlQueries {
@@ -10,7 +9,7 @@ export interface SqlQueries {
 }
 
 /** Statements through a Prisma client (inside one of its transactions, the transaction's client). */
-export function clientQueries(client: DatabaseClient): SqlQueries {
+export function clientQueries(client: Prisma.TransactionClient): SqlQueries {
   return {
     query: <T>(statement: Prisma.Sql) => client.$queryRaw<T[]>(statement),
     execute: (statement: Prisma.Sql) => client.$executeRaw(statement),
@@ -19,7 +18,7 @@ export function clientQueries(client: DatabaseClient): SqlQueries {
 
 /**
  * Statements straight to Prisma's driver adapter (or one of its transactions), without the client
- * runtime's request pipeline: ~70 µs of CPU less per statement (docs/performance.md). Parameters
+ * runtime's request pipeline, which costs CPU on every statement (docs/performance.md). Parameters
  * and results are converted as the client converts them for `$queryRaw`.
  */
 export function adapterQueries(queryable: SqlQueryable): SqlQueries {

@@ -22,7 +22,7 @@ export class ApiKeyThrottlerGuard extends ThrottlerGuard {
 
   /**
    * RATE_LIMIT_PER_MINUTE=0 turns rate limiting off: then nothing is counted or looked up at all
-   * (the package's own skip comes after its metadata lookups, ~3 µs of CPU a request).
+   * (the package's own skip comes after its metadata lookups, which cost CPU on every request: docs/performance.md).
    */
   override canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.config.RATE_LIMIT_PER_MINUTE === 0) return Promise.resolve(true);

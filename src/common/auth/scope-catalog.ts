@@ -8,12 +8,16 @@ export interface ScopeDefinition {
   grants: string;
 }
 
-const SCOPE_NAME = /^admin\.v1\.[a-z][a-z0-9-]*\.(read|manage|execute)$/;
+/**
+ * `admin.v1.<area>.<action>` or, for a sub-resource with scopes of its own, `admin.v1.<area>.<sub-resource>.<action>`
+ * (docs/api-conventions.md, "Scope names"): kebab-case segments, action read, manage or execute.
+ */
+const SCOPE_NAME = /^admin\.v1\.[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)?\.(read|manage|execute)$/;
 const catalog = new Map<string, ScopeDefinition>();
 
 /** Adds a scope to the catalog and returns its name; a module calls it once per scope it checks. */
 export function defineScope(name: string, grants: string): string {
-  if (!SCOPE_NAME.test(name)) throw new Error(`Scope "${name}" is not of the form admin.v1.<area>.<read|manage|execute>`);
+  if (!SCOPE_NAME.test(name)) throw new Error(`Scope "${name}" is not of the form admin.v1.<area>[.<sub-resource>].<read|manage|execute> (kebab-case segments)`);
   const existing = catalog.get(name);
   if (existing && existing.grants !== grants) throw new Error(`Scope ${name} is defined twice`);
   catalog.set(name, { name, grants });

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
+import { routeMetadata } from '../routing/route-metadata';
 import { isJsonBody } from './json-body-parser';
 
 const ACCEPTS_MULTIPART = 'http:accepts-multipart';
@@ -25,7 +26,7 @@ export class JsonBodyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
     if (METHODS_WITH_BODY.has(request.method) && hasBody(request)) {
-      const multipart = this.reflector.get<boolean>(ACCEPTS_MULTIPART, context.getHandler()) === true;
+      const multipart = routeMetadata<boolean>(this.reflector, ACCEPTS_MULTIPART, context) === true;
       const accepted = multipart ? request.is('multipart/form-data') : isJsonBody(request);
       if (!accepted) {
         throw new AppError(

@@ -5,7 +5,7 @@ import type { Response } from 'express';
 /**
  * Nest's Express adapter, answering a handler's JSON body without Express's res.json: that sets
  * the Content-Type, then parses it again (content-type, mime-types) to add the charset, on every
- * answer, about 8 µs of the ~110 µs of CPU a cached metering answer costs (docs/performance.md).
+ * answer, a measurable share of a cached metering answer's CPU (docs/performance.md).
  * Sends what res.json would, byte for byte. Everything res.send decides more about (a HEAD request,
  * a conditional request that may be answered 304, a body without content, a Content-Type the
  * handler chose, streams) goes through Express as before.

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { canonicalJson } from '../json/canonical-json';
+import { sha256 } from '../sha256';
 
 /**
  * What makes two requests "the same" for an idempotency key: method, the path as requested
@@ -9,5 +9,5 @@ import { canonicalJson } from '../json/canonical-json';
  */
 export function requestFingerprint(request: Request): string {
   const canonical = canonicalJson([request.method, request.path, request.query, request.body ?? null]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return sha256(canonical);
 }

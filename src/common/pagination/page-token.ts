@@ -18,6 +18,9 @@ export interface SortValueRange {
   readonly max: bigint;
 }
 
+/** The values of a positive int64 column: a sequence or a server-assigned order that starts at 1. */
+export const POSITIVE_INT64: SortValueRange = { min: 1n, max: 2n ** 63n - 1n };
+
 const VERSION = 1;
 const QUERY_TAG_LENGTH = 22;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

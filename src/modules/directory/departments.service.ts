@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
 import { isUniqueViolation, violatedConstraint } from '../../database/prisma-errors';
-import { pageOfRows, startOfPage, type SortValueRange } from '../../common/pagination/page-token';
+import { pageOfRows, POSITIVE_INT64, startOfPage } from '../../common/pagination/page-token';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { toDepartmentDto, type DepartmentRow } from './department.mapper';
 import type { CreateDepartmentDto } from './dto/create-department.dto';
@@ -15,9 +15,6 @@ import { DirectoryError } from './directory.errors';
 import { caselessKey } from '../../common/text/caseless-key';
 
 const DEPARTMENT_COLUMNS = Prisma.sql`id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
-
-/** The orders the service assigns: from 1 up, within the bigint column. */
-const DEPARTMENT_ORDERS: SortValueRange = { min: 1n, max: 2n ** 63n - 1n };
 
 // Unique indexes of prisma/migrations (init): the database, not this code, enforces uniqueness.
 const CONFLICT_BY_CONSTRAINT: Record<string, () => AppError> = {
@@ -99,7 +96,7 @@ export class DepartmentsService {
    */
   private async listChildren(organizationId: string, parentId: string | null, pageSize: number, pageToken: string | undefined): Promise<DepartmentPageDto> {
     const tokenQuery = ['departments', organizationId, parentId ?? ''];
-    const position = startOfPage(tokenQuery, DEPARTMENT_ORDERS, pageToken, 'parent_id');
+    const position = startOfPage(tokenQuery, POSITIVE_INT64, pageToken, 'parent_id');
     const ofParent = parentId === null ? Prisma.sql`parent_id IS NULL` : Prisma.sql`parent_id = ${parentId}::uuid`;
     const after = position ? Prisma.sql`AND ("order", id) > (${position.after}::bigint, ${position.id}::uuid)` : Prisma.empty;
     const rows = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
