@@ -55,7 +55,8 @@ export class UploadsController {
       type: 'object',
       required: ['kind', 'file'],
       properties: {
-        kind: { type: 'string', enum: [...UPLOAD_KINDS], description: 'What the file is.' },
+        // Prefilled in Swagger UI: an image is what a new user has at hand, and icons can be loaded back.
+        kind: { type: 'string', enum: [...UPLOAD_KINDS], example: 'icon', description: 'What the file is.' },
         file: { type: 'string', format: 'binary', description: 'The zip of a package (at most 20 MiB by default) or the icon image (1 MiB).' },
       },
     },
