@@ -65,6 +65,8 @@ describe('start-up on an empty embedded database', () => {
     try {
       // The new data directory is a copy of the template, which already holds every migration.
       expect(first.output()).not.toContain('Applied migrations');
+      // Nest's own start narration (a line per module and per route) is debug, not the default level.
+      expect(first.output()).not.toMatch(/InstanceLoader|RoutesResolver|RouterExplorer/);
       demoKey = /\n\s+(wsk_[0-9A-Za-z]{40})\n/.exec(first.output())![1];
       demoOrganizationId = /Demo organization: ([0-9a-f-]{36})\n/.exec(first.output())![1];
       const docs = await fetch(`${first.baseUrl}/docs-json`);

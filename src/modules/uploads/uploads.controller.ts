@@ -87,7 +87,7 @@ export class UploadsController {
       'with the type detected at upload, `X-Content-Type-Options: nosniff` and a Content-Security-Policy that ' +
       'forbids scripts (an SVG cannot run script even when opened directly). Packages are never served.',
   })
-  @ApiParam({ name: 'uploadId', format: 'uuid' })
+  @ApiParam({ name: 'uploadId', format: 'uuid', description: 'The upload_id of an icon upload (the end of its suite\'s icon_url).' })
   // The image types belong to the 200 alone (@ApiProduces would give them to the JSON errors too).
   @ApiOkResponse({
     description: 'The icon.',
