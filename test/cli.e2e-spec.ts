@@ -175,11 +175,17 @@ describe('admin CLI as a process (built dist, embedded database on disk)', () =>
     expect(key.scopes).toEqual([...allScopes()]);
   });
 
+  it('prints the usage for --help (exit 0) and for no command at all (exit 2)', async () => {
+    const help = await run('node', [cliPath, '--help'], { env });
+    expect(help.stderr).toMatch(/^Usage: npm run --silent cli -- <command>\n {2}scopes\n/);
+    await expect(run('node', [cliPath], { env })).rejects.toMatchObject({ code: 2, stderr: help.stderr });
+  });
+
   it('exits non-zero with usage on stderr for bad arguments', async () => {
     await expect(run('node', [cliPath, 'org', 'create'], { env })).rejects.toMatchObject({
       code: 2,
       stdout: '',
-      stderr: expect.stringContaining('Missing --name'),
+      stderr: expect.stringMatching(/^error: Missing --name\.\n {2}org create --name NAME\n\nUsage: /),
     });
   });
 });
