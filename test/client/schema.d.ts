@@ -1515,6 +1515,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The upload_id of an icon upload (the end of its suite's icon_url). */
                 uploadId: string;
             };
             cookie?: never;
