@@ -1,5 +1,8 @@
 # Node 24, the current LTS line (Node 20 reached end-of-life in April 2026); CI runs the suite on it.
-FROM node:24-bookworm-slim AS build
+# Pinned by version like the other images of compose.yaml, so that a rebuild gets the Node it was
+# tested with; one ARG for the three stages.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY prisma ./prisma
@@ -21,13 +24,13 @@ RUN npm run build && rm -rf dist/bench
 # compilers only the one the generated client loads (PostgreSQL, the small build: see the
 # generator in prisma/schema.prisma). test/production-install.e2e-spec.ts runs these commands and
 # starts the service on the result.
-FROM node:24-bookworm-slim AS production-dependencies
+FROM ${NODE_IMAGE} AS production-dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --legacy-peer-deps --ignore-scripts --no-audit --no-fund \
  && find node_modules/@prisma/client/runtime -name 'query_compiler_*' ! -name 'query_compiler_small_bg.postgresql.js' ! -name 'query_compiler_small_bg.postgresql.wasm-base64.js' -delete
 
-FROM node:24-bookworm-slim
+FROM ${NODE_IMAGE}
 # MALLOC_ARENA_MAX is npm start's too (a test keeps them equal; docs/performance.md, Memory).
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2 \
@@ -41,9 +44,11 @@ COPY --from=build /app/package.json ./
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
+# The embedded database's directory, for an image run on it on purpose (mount a volume here). No
+# VOLUME: the API replicas run on PostgreSQL and keep nothing on disk, and a VOLUME would give each
+# of them an anonymous volume all the same.
 RUN mkdir -p /var/lib/workspace-admin && chown node:node /var/lib/workspace-admin
 USER node
-VOLUME ["/var/lib/workspace-admin"]
 # 9464: GET /metrics (Prometheus), for the scraper only; publish 3000 alone through the load balancer.
 EXPOSE 3000 9464
 # Liveness, not readiness: a database outage must not get every replica restarted while it still

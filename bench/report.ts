@@ -124,7 +124,7 @@ const METHOD = [
   '    options and `MALLOC_ARENA_MAX` included) with `DATABASE_URL`, `LOG_LEVEL=warn`,',
   '    `RATE_LIMIT_PER_MINUTE=0`, migrated first by `node dist/src/database/migrate.main.js`;',
   '  - the lean baseline: `bench/lean/`, bare `node:http` + `pg` (a pool of 10, the service\'s',
-  '    default), the same operations with the contract\'s answers and the leanest SQL the',
+  '    default), the same operations with the same answers and the leanest SQL the',
   '    guarantees allow: verified keys cached in the process and dropped on every',
   '    `api_key_revoked` notification or listener reconnect; the metering policy read at most',
   '    once per organization every 5 s; PATCH as one compare-and-set `UPDATE … RETURNING` joined',

@@ -14,6 +14,7 @@ import { refuseUndecodableQueryString } from './common/http/query-string';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestTimingMiddleware } from './common/http/request-timing';
 import { securityHeadersMiddleware } from './common/http/security-headers';
+import { FrameworkStartLogQuieter } from './common/logging/framework-start-log';
 import { APP_LOGGER } from './common/logging/logging.module';
 import { requestLogMiddleware } from './common/logging/request-log';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.middleware';
@@ -27,7 +28,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     // Held until the pino logger takes over, so that start-up lines come out in the same format.
     bufferLogs: true,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new FrameworkStartLogQuieter(app.get(Logger)));
   // Nest itself would flush them only in listen(), which the tests never call.
   app.flushLogs();
   app.disable('x-powered-by');

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { drainOnSignals } from './common/lifecycle/graceful-shutdown';
-import { describeDemoSeed, seedDemoIfEmpty } from './bootstrap/demo-seed';
+import { describeDemoSeed, describeExistingDemo, seedDemoIfEmpty } from './bootstrap/demo-seed';
 import { ConfigError, isProduction, loadConfig, unknownSettingLookalikes } from './config/app-config';
 import { loadDotEnv } from './config/dot-env';
 import { PrismaService } from './database/prisma.service';
@@ -21,9 +21,14 @@ async function main(): Promise<void> {
   logger.log(`Swagger UI: ${baseUrl}/docs   OpenAPI: ${baseUrl}/docs-json`);
   // A production deployment issues its keys with the CLI; a key printed there would reach log storage.
   if (config.usesEmbeddedDatabase && !isProduction()) {
-    const seed = await seedDemoIfEmpty(app.get(PrismaService));
+    const prisma = app.get(PrismaService);
+    const seed = await seedDemoIfEmpty(prisma);
     // Printed straight to the console, never through the logger: the key must not reach log storage.
     if (seed) process.stdout.write(`${describeDemoSeed(seed, baseUrl)}\n`);
+    else {
+      const existing = await describeExistingDemo(prisma);
+      if (existing) logger.log(existing);
+    }
   }
   // The one line that says start-up is over (listening, and the demo seed, if any, printed).
   logger.log('Ready: start-up complete');

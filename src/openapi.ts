@@ -16,7 +16,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('v1')
     // Relative: the document describes whichever address it was fetched from.
     .addServer('/')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Application API key (wsk_...)' }, BEARER_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'wsk_ API key', description: 'Application API key (wsk_...), issued with the admin CLI' }, BEARER_SCHEME)
     .build();
   const document = SwaggerModule.createDocument(app, config);
   documentCrossCuttingErrors(document);

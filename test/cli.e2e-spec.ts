@@ -98,10 +98,10 @@ describe('admin CLI commands', () => {
     expect((await cli('apikey', 'list', '--org', '00000000-0000-4000-8000-000000000000')).code).toBe(1);
   });
 
-  it('refuses unknown scopes, naming the catalog, and unknown organizations with a message and exit code 1', async () => {
+  it('refuses unknown scopes, naming the catalog (exit code 2), and unknown organizations (exit code 1)', async () => {
     const org = (await cli('org', 'create', '--name', 'Strict')).json!;
     const unknownScope = await cli('apikey', 'create', '--org', org.id as string, '--scopes', 'admin.v1.everything');
-    expect(unknownScope).toEqual({ code: 1, json: undefined, stderr: expect.stringContaining('Unknown scope(s): admin.v1.everything') });
+    expect(unknownScope).toEqual({ code: 2, json: undefined, stderr: expect.stringContaining('Unknown scope(s): admin.v1.everything') });
     expect(unknownScope.stderr).toContain(`The catalog: ${allScopes().join(', ')}`);
     const unknownOrg = await cli('category', 'create', '--org', '00000000-0000-4000-8000-000000000000', '--name', 'x');
     expect(unknownOrg.code).toBe(1);
@@ -131,8 +131,36 @@ describe('admin CLI commands', () => {
     const moved = await cli('subscription', 'set', '--org', org.id as string, '--anchor', '2026-01-31T09:30:00Z');
     expect(moved.json).toEqual({ organization_id: org.id, anchor_at: '2026-01-31T09:30:00.000Z' });
     const local = await cli('subscription', 'set', '--org', org.id as string, '--anchor', '2026-01-31 09:30');
-    expect(local.code).toBe(1);
+    expect(local.code).toBe(2);
     expect(local.stderr).toContain('--anchor');
+  });
+
+  it('lists organizations oldest first with their active keys, and gets a new key for the demo organization back', async () => {
+    const before = await cli('demo-key');
+    expect(before).toEqual({ code: 1, json: undefined, stderr: expect.stringContaining('No organization named "Demo organization"') });
+    const demo = (await cli('org', 'create', '--name', 'Demo organization')).json!;
+    const first = await cli('demo-key');
+    expect(first).toMatchObject({ code: 0, json: { organization_id: demo.id, key: expect.stringMatching(/^wsk_/), scopes: [...allScopes()] } });
+    await cli('apikey', 'revoke', '--id', first.json!.id as string);
+    await cli('demo-key');
+
+    const listed = await cli('org', 'list');
+    expect(listed.code).toBe(0);
+    const organizations = listed.json!.organizations as Array<{ id: string; name: string; created_at: string; active_api_keys: number }>;
+    expect(organizations.find((organization) => organization.id === demo.id)).toEqual({
+      id: demo.id,
+      name: 'Demo organization',
+      created_at: expect.stringMatching(/Z$/),
+      active_api_keys: 1,
+    });
+    const times = organizations.map((organization) => organization.created_at);
+    expect(times).toEqual([...times].sort());
+  });
+
+  it('answers a malformed option value with exit code 2 and the command\'s usage', async () => {
+    const { code, stderr } = await cli('apikey', 'list', '--org', 'not-a-uuid');
+    expect(code).toBe(2);
+    expect(stderr).toBe('error: --org must be a uuid, got "not-a-uuid".\n  apikey list --org ORG_ID');
   });
 
   it('rejects unknown commands, unknown options and missing options before touching the database', () => {
@@ -152,11 +180,17 @@ describe('admin CLI as a process (built dist, embedded database on disk)', () =>
     expect(key.scopes).toEqual([...allScopes()]);
   });
 
+  it('prints the usage for --help (exit 0) and for no command at all (exit 2)', async () => {
+    const help = await run('node', [cliPath, '--help'], { env });
+    expect(help.stderr).toMatch(/^Usage: npm run --silent cli -- <command>\n {2}scopes\n/);
+    await expect(run('node', [cliPath], { env })).rejects.toMatchObject({ code: 2, stderr: help.stderr });
+  });
+
   it('exits non-zero with usage on stderr for bad arguments', async () => {
     await expect(run('node', [cliPath, 'org', 'create'], { env })).rejects.toMatchObject({
       code: 2,
       stdout: '',
-      stderr: expect.stringContaining('Missing --name'),
+      stderr: expect.stringMatching(/^error: Missing --name\.\n {2}org create --name NAME\n\nUsage: /),
     });
   });
 });

@@ -33,8 +33,12 @@ interface ComposeService {
 
 const composeFile = () => parse(readFileSync(join(root, 'compose.yaml'), 'utf8')) as { services: Record<string, ComposeService> };
 
-/** `${VARIABLE:-default}` as Compose resolves it when VARIABLE is unset. */
-const withDefaults = (text: string) => text.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+/** `${VARIABLE:-default}` as Compose resolves it, nested ones included, with the variables of `env`. */
+const interpolate = (text: string, env: Record<string, string> = {}): string => {
+  const resolved = text.replace(/\$\{(\w+):-([^${}]*)\}/g, (_match, name: string, fallback: string) => env[name] || fallback);
+  return resolved === text ? text : interpolate(resolved, env);
+};
+const withDefaults = (text: string) => interpolate(text);
 
 const envFile = (service: ComposeService) => parseEnv(readFileSync(join(root, withDefaults(service.env_file ?? '')), 'utf8'));
 
@@ -88,15 +92,27 @@ describe('compose.yaml', () => {
   it('pins the database image and takes credentials from env files, not from compose.yaml', () => {
     const { services } = composeFile();
     expect(services.db.image).toMatch(/^postgres:\d+\.\d+-/);
-    for (const service of Object.values(services)) expect(service.environment).toBeUndefined();
+    // Only the api sets a variable in compose.yaml itself: its address, derived from the proxy's port.
+    const inline = Object.entries(services).filter(([, service]) => service.environment).map(([name, service]) => [name, Object.keys(service.environment!)]);
+    expect(inline).toEqual([['api', ['PUBLIC_BASE_URL']]]);
     expect(readFileSync(join(root, 'compose.yaml'), 'utf8')).not.toMatch(/PASSWORD\s*[:=]|postgres(ql)?:\/\/\w+:\w+@/i);
     const database = envFile(services.db);
     expect(database.POSTGRES_PASSWORD).toBeTruthy();
     expect(envFile(services.api).DATABASE_URL).toContain(`${database.POSTGRES_USER}:${database.POSTGRES_PASSWORD}@db:5432/${database.POSTGRES_DB}`);
   });
 
+  it('gives the replicas the address the proxy is published at, following HTTP_PORT', () => {
+    const { services } = composeFile();
+    const published = (env: Record<string, string>) => interpolate(String(services.proxy.ports?.[0]), env).split(':')[0];
+    const address = (env: Record<string, string>) => interpolate(services.api.environment!.PUBLIC_BASE_URL, env);
+    expect(address({})).toBe(`http://localhost:${published({})}`);
+    expect(address({ HTTP_PORT: '9090' })).toBe('http://localhost:9090');
+    expect(published({ HTTP_PORT: '9090' })).toBe('9090');
+    expect(address({ HTTP_PORT: '9090', PUBLIC_BASE_URL: 'https://admin.example.com' })).toBe('https://admin.example.com');
+  });
+
   it("gives the replicas only settings of the service, with values it accepts in production", () => {
-    const settings = envFile(composeFile().services.api);
+    const settings = { ...envFile(composeFile().services.api), PUBLIC_BASE_URL: withDefaults(composeFile().services.api.environment!.PUBLIC_BASE_URL) };
     expect(Object.keys(settings).filter((name) => !settingNames().includes(name))).toEqual([]);
     expect(() => loadConfig({ NODE_ENV: 'production', ...settings })).not.toThrow();
   });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { shippedStartCommand } from '../bench/environment';
-import { dockerfileText, imageEnvironment } from './support/dockerfile';
+import { dockerfile, dockerfileText, imageEnvironment } from './support/dockerfile';
 import { startTestApp, useTestApp } from './support/test-app';
 
 const root = join(__dirname, '..');
@@ -34,6 +34,19 @@ describe("the image's start command", () => {
   it("sets the environment npm start sets, in the runtime stage's ENV", () => {
     expect(Object.keys(shipped.environment).length).toBeGreaterThan(0);
     expect(imageEnvironment()).toMatchObject(shipped.environment);
+  });
+});
+
+describe("the image's stages", () => {
+  it('build on one Node image pinned by version, like the other images of compose.yaml', () => {
+    expect(dockerfile.getFROMs().map((from) => from.getImage())).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}', '${NODE_IMAGE}']);
+    const [argument] = dockerfile.getInitialARGs();
+    expect(argument.getProperty()?.getName()).toBe('NODE_IMAGE');
+    expect(argument.getProperty()?.getValue()).toMatch(/^node:\d+\.\d+\.\d+-bookworm-slim$/);
+  });
+
+  it('declare no VOLUME: replicas on PostgreSQL keep nothing on disk and need no anonymous volume', () => {
+    expect(dockerfile.getInstructions().map((instruction) => instruction.getKeyword())).not.toContain('VOLUME');
   });
 });
 

@@ -309,8 +309,11 @@ describe('reading departments: GET /departments/{id}, GET /departments', () => {
       const page = document.components.schemas.DepartmentPageDto;
       expect(page.required).toEqual(expect.arrayContaining(['items', 'next_page_token']));
       expect(page.properties.next_page_token).toMatchObject({ type: 'string', nullable: true });
-      // The examples show the round trip: the token a page hands out is the one the next request sends.
-      expect(parameters.page_token.schema.example ?? (parameters.page_token as { example?: unknown }).example).toBe(page.properties.next_page_token.example);
+      // Swagger UI sends a parameter's example with "Try it out": none of them carries one, since a
+      // page_token or external_id sent that way fails (docs/architecture.md, The OpenAPI document).
+      for (const parameter of Object.values(parameters)) {
+        expect({ name: parameter.name, example: parameter.schema.example ?? (parameter as { example?: unknown }).example }).toEqual({ name: parameter.name, example: undefined });
+      }
     });
   });
 });

@@ -49,7 +49,7 @@ describe('PATCH /api/openapi/v1/expert-suites/{resourceId}', () => {
   });
 
   describe('response', () => {
-    it('returns every field of spec 2.2 plus category_id and market_item_revision, in JSON types', async () => {
+    it('returns every field of an expert suite plus category_id and market_item_revision, in JSON types', async () => {
       const suite = await newSuite();
       const { body } = await patch(suite.id, { display_name: 'Shown' }).expect(200);
       expect(Object.keys(body).sort()).toEqual(

@@ -18,17 +18,19 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
     it('returns 401 with WWW-Authenticate when the Authorization header is missing', async () => {
       const response = await fixture.http().get('/probe/quota-read');
       expectErrorBody(response, 401, 'UNAUTHENTICATED', 'unauthorized');
-      expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+      expect(response.headers['www-authenticate']).toBe('Bearer');
     });
 
-    it.each([['Basic dXNlcjpwYXNz'], ['Bearer'], ['wsk_abc'], ['Bearer a b']])('returns 401 for a malformed header %p', async (header) => {
+    // docs/api-conventions.md: a header that is not one "Bearer <token>" is invalid_request; a token
+    // that is no key the service accepts (malformed, unknown, revoked) is invalid_token.
+    it.each([['Basic dXNlcjpwYXNz'], ['Bearer'], ['wsk_abc'], ['Bearer a b']])('returns 401 invalid_request for a malformed header %p', async (header) => {
       const response = await fixture.http().get('/probe/quota-read').set('Authorization', header);
       expectErrorBody(response, 401, 'UNAUTHENTICATED', 'unauthorized');
-      expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+      expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_request"');
     });
 
-    it('returns 401 for a well-formed key that does not exist', async () => {
-      const response = await fixture.http().get('/probe/quota-read').set('Authorization', `Bearer wsk_${'A'.repeat(40)}`);
+    it.each([[`wsk_${'A'.repeat(40)}`], ['wsk_short'], ['not-a-key']])('returns 401 invalid_token for a key that does not exist or is malformed: %p', async (key) => {
+      const response = await fixture.http().get('/probe/quota-read').set('Authorization', `Bearer ${key}`);
       expectErrorBody(response, 401, 'UNAUTHENTICATED', 'unauthorized');
       expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
     });
@@ -39,6 +41,7 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
       await revokeAndAwaitNotice(fixture.database, key.apiKeyId, fixture.app);
       const response = await fixture.http().get('/probe/quota-read').set('Authorization', key.bearer);
       expectErrorBody(response, 401, 'UNAUTHENTICATED', 'unauthorized');
+      expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
     });
 
     it('accepts a valid key and exposes its organization to the handler', async () => {

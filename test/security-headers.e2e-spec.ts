@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig } from '../src/config/app-config';
 import type { Database } from '../src/database/database';
 import { openTestDatabase, startTestApp, type TestApp } from './support/test-app';
@@ -67,8 +69,25 @@ describe('security headers and CORS', () => {
       .set('Access-Control-Request-Headers', 'authorization,content-type,if-match,idempotency-key')
       .expect(204);
     expect(response.headers['access-control-allow-origin']).toBe('http://localhost:5173');
-    expect(response.headers['access-control-allow-methods']).toContain('PATCH');
+    expect(response.headers['access-control-allow-methods']).toBe('GET,HEAD,POST,PATCH');
     expect(response.headers['access-control-allow-headers']).toBe('Authorization,Content-Type,Idempotency-Key,If-Match,If-None-Match,X-Request-Id');
+  });
+
+  it('allows exactly the methods the routes answer (every method of the OpenAPI document, and HEAD)', async () => {
+    const document = (await withCors.http().get('/docs-json').expect(200)).body as { paths: Record<string, object> };
+    const documented = new Set(Object.values(document.paths).flatMap((pathItem) => Object.keys(pathItem).map((method) => method.toUpperCase())));
+    const preflight = await withCors.http().options('/departments').set('Origin', ALLOWED).set('Access-Control-Request-Method', 'GET').expect(204);
+    expect(preflight.headers['access-control-allow-methods'].split(',').sort()).toEqual([...documented, 'HEAD'].sort());
+  });
+
+  it('states in docs/configuration.md the very methods and headers it sends', async () => {
+    const row = readFileSync(join(__dirname, '..', 'docs', 'configuration.md'), 'utf8').split('\n').find((line) => line.startsWith('| `CORS_ORIGINS` |'))!;
+    const listed = (label: string) => [...new RegExp(`${label} ((?:\`[\\w-]+\`(?:, | and )?)+)`).exec(row)![1].matchAll(/`([\w-]+)`/g)].map((match) => match[1]).join(',');
+    const preflight = await withCors.http().options('/departments').set('Origin', ALLOWED).set('Access-Control-Request-Method', 'GET').expect(204);
+    const simple = await withCors.http().get('/healthz').set('Origin', ALLOWED).expect(200);
+    expect(listed('use the methods')).toBe(preflight.headers['access-control-allow-methods']);
+    expect(listed('send the headers')).toBe(preflight.headers['access-control-allow-headers']);
+    expect(listed('read the headers')).toBe(simple.headers['access-control-expose-headers']);
   });
 
   it('gives another origin no Access-Control-Allow-Origin', async () => {

@@ -61,10 +61,14 @@ describe('start-up on an empty embedded database', () => {
   it('starts from the migrated template, prints a demo key with every scope once, and serves Swagger UI', async () => {
     const first = await startService(env);
     let demoKey: string;
+    let demoOrganizationId: string;
     try {
       // The new data directory is a copy of the template, which already holds every migration.
       expect(first.output()).not.toContain('Applied migrations');
+      // Nest's own start narration (a line per module and per route) is debug, not the default level.
+      expect(first.output()).not.toMatch(/InstanceLoader|RoutesResolver|RouterExplorer/);
       demoKey = /\n\s+(wsk_[0-9A-Za-z]{40})\n/.exec(first.output())![1];
+      demoOrganizationId = /Demo organization: ([0-9a-f-]{36})\n/.exec(first.output())![1];
       const docs = await fetch(`${first.baseUrl}/docs-json`);
       expect(docs.status).toBe(200);
       expect((await fetch(`${first.baseUrl}/readyz`)).status).toBe(200);
@@ -78,10 +82,16 @@ describe('start-up on an empty embedded database', () => {
       });
       expect(department.status).toBe(201);
 
-      // The data directory belongs to the running service: the CLI refuses it with a clear message.
+      // The data directory belongs to the running service: the CLI refuses it, saying what to do;
+      // commands that need no database run beside it.
       await expect(promisify(execFile)('node', [distCli, 'org', 'create', '--name', 'x'], { env })).rejects.toMatchObject({
-        stderr: expect.stringContaining('in use by another process'),
+        code: 1,
+        stderr: expect.stringMatching(/in use by another process \(possibly.*stop the service, run the command, start it again/s),
       });
+      const scopes = await promisify(execFile)('node', [distCli, 'scopes'], { env });
+      expect(JSON.parse(scopes.stdout).scopes.map((scope: { name: string }) => scope.name)).toEqual([...allScopes()]);
+      const help = await promisify(execFile)('node', [distCli, '--help'], { env });
+      expect(help.stderr).toContain('demo-key');
     } finally {
       expect(await stop(first)).toBe(0);
     }
@@ -92,6 +102,7 @@ describe('start-up on an empty embedded database', () => {
     try {
       const key = await database.prisma.apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKeyToken(demoKey) } });
       expect([...key.scopes].sort()).toEqual([...allScopes()].sort());
+      expect(key.organizationId).toBe(demoOrganizationId);
       expect(await database.prisma.expertSuite.count({ where: { organizationId: key.organizationId } })).toBe(1);
       const migrations = await database.prisma.$queryRawUnsafe<Array<{ migration_name: string; checksum: string }>>(
         'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name',
@@ -101,16 +112,27 @@ describe('start-up on an empty embedded database', () => {
       await database.close();
     }
 
+    // With the service stopped, the CLI gets a new key for the demo organization back.
+    const organizations = JSON.parse((await promisify(execFile)('node', [distCli, 'org', 'list'], { env })).stdout).organizations;
+    expect(organizations).toEqual([{ id: demoOrganizationId, name: 'Demo organization', created_at: expect.stringMatching(/Z$/), active_api_keys: 1 }]);
+    const newKey = JSON.parse((await promisify(execFile)('node', [distCli, 'demo-key'], { env })).stdout);
+    expect(newKey).toEqual({ organization_id: demoOrganizationId, id: expect.any(String), key: expect.stringMatching(/^wsk_/), scopes: [...allScopes()] });
+
     const second = await startService({ ...env, LOG_FORMAT: 'json' });
     try {
       expect(second.output()).not.toContain('wsk_');
+      expect(second.output()).toContain(`Demo organization: ${demoOrganizationId}`);
+      expect(second.output()).toContain('npm run --silent cli -- demo-key');
+      const policy = await fetch(`${second.baseUrl}/api/openapi/v1/metering-policy`, { headers: { Authorization: `Bearer ${newKey.key}` } });
+      expect(policy.status).toBe(200);
       expect(second.output()).not.toContain('Applied migrations');
       const lines = second.output().split('\n').filter((line) => line.trim() !== '');
       expect(lines.map((line) => JSON.parse(line).level)).toContain('info');
     } finally {
       expect(await stop(second)).toBe(0);
     }
-  });
+    // Two starts of the service and five CLI processes: minutes on a busy 2-core machine.
+  }, 180_000);
 
   it('refuses to start with an invalid setting and names the variable', async () => {
     await expect(promisify(execFile)('node', startArgs, { env: { ...env, PORT: 'eighty' } })).rejects.toMatchObject({

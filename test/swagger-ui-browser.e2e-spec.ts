@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { ONE_PIXEL_PNG } from './support/images';
 import { useTestApp } from './support/test-app';
 
 // Swagger UI under the service's real headers, in headless Chromium (the Debian `chromium`
@@ -9,6 +10,48 @@ import { useTestApp } from './support/test-app';
 // runs; a developer machine without it skips this file.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const describeWithChromium = existsSync(CHROMIUM) || process.env.CI === 'true' ? describe : describe.skip;
+
+interface DocumentedOperation {
+  method: string;
+  path: string;
+  pathParameters: string[];
+}
+
+function operationsOf(document: { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>> }): DocumentedOperation[] {
+  return Object.entries(document.paths).flatMap(([path, pathItem]) =>
+    Object.entries(pathItem).map(([method, operation]) => ({
+      method,
+      path,
+      pathParameters: (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name),
+    })),
+  );
+}
+
+async function authorize(page: Page, apiKey: string): Promise<void> {
+  await page.locator('.auth-wrapper .authorize').click();
+  await page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(apiKey);
+  await page.locator('.modal-ux button.authorize').click();
+  await page.locator('.modal-ux h6', { hasText: 'Authorized' }).waitFor();
+  await page.locator('.modal-ux button.btn-done').click();
+}
+
+/** The operation's block in Swagger UI, opened, with "Try it out" pressed. */
+async function tryOut(page: Page, { method, path }: DocumentedOperation): Promise<Locator> {
+  const block = page.locator(`.opblock-${method}`).filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+  await block.locator('.opblock-summary').click();
+  await block.locator('.try-out__btn').click();
+  return block;
+}
+
+/** Presses Execute; returns the status and body text of the live response. */
+async function execute(block: Locator): Promise<{ status: number; body: string }> {
+  await block.locator('.execute').click();
+  const row = block.locator('.live-responses-table tbody tr.response').first();
+  await row.locator('.response-col_status').waitFor();
+  const status = Number((await row.locator('.response-col_status').textContent())?.trim());
+  const body = (await row.locator('.response-col_description pre').first().textContent().catch(() => '')) ?? '';
+  return { status, body };
+}
 
 describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
   const fixture = useTestApp({ listen: true });
@@ -36,11 +79,7 @@ describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
     const operations = Object.values(openApi.paths).flatMap((pathItem) => Object.keys(pathItem)).length;
     await page.waitForFunction(`document.querySelectorAll('.opblock').length === ${operations}`);
 
-    await page.locator('.auth-wrapper .authorize').click();
-    await page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(fixture.tenant.apiKey);
-    await page.locator('.modal-ux button.authorize').click();
-    await page.locator('.modal-ux h6', { hasText: 'Authorized' }).waitFor();
-    await page.locator('.modal-ux button.btn-done').click();
+    await authorize(page, fixture.tenant.apiKey);
 
     const operation = page.locator('.opblock-get').filter({ hasText: '/metering-policy' }).first();
     await operation.locator('.opblock-summary').click();
@@ -53,4 +92,47 @@ describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
     await page.screenshot({ path: join(tmpdir(), 'swagger-ui.png'), fullPage: false });
     expect(problems).toEqual([]);
   }, 60_000);
+
+  // What a new user does: Authorize, then "Try it out" and "Execute" on each operation, adding only
+  // what the form leaves empty and requires: an Idempotency-Key, a file to upload, an id in a path.
+  it('answers 2xx to every operation executed with the values Swagger UI prefills', async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${fixture.baseUrl}/docs`);
+    const operations = operationsOf((await fixture.http().get('/docs-json').expect(200)).body);
+    await page.waitForFunction(`document.querySelectorAll('.opblock').length === ${operations.length}`);
+    await authorize(page, fixture.tenant.apiKey);
+
+    const suite = await fixture.newSuite();
+    const ids: Record<string, string> = { resourceId: suite.id };
+    const executed: string[] = [];
+    // Those without a path parameter first: their answers give the ids the others need.
+    for (const operation of [...operations].sort((a, b) => a.pathParameters.length - b.pathParameters.length)) {
+      const block = await tryOut(page, operation);
+      for (const name of operation.pathParameters) {
+        expect(ids[name]).toBeDefined();
+        await block.locator(`tr[data-param-name="${name}"] input`).fill(ids[name]);
+      }
+      const idempotencyKey = block.locator('tr[data-param-name="Idempotency-Key"] input');
+      if ((await idempotencyKey.count()) > 0) await idempotencyKey.fill(fixture.newIdempotencyKey());
+      const file = block.locator('input[type=file]');
+      if ((await file.count()) > 0) await file.setInputFiles({ name: 'icon.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
+      const { status, body } = await execute(block);
+      const label = `${operation.method.toUpperCase()} ${operation.path}`;
+      // The answer's body is in the message when it is not a success.
+      expect(`${label} ${status >= 200 && status < 300 ? '2xx' : `${status} ${body}`}`).toBe(`${label} 2xx`);
+      executed.push(label);
+      if (body.trim().startsWith('{')) {
+        const json = JSON.parse(body) as Record<string, unknown>;
+        // An answer's `<resource>_id` fills the path parameter of that name, snake_case or camelCase (`upload_id` → `uploadId`).
+        for (const [field, value] of Object.entries(json)) {
+          if (!field.endsWith('_id') || typeof value !== 'string') continue;
+          ids[field] = value;
+          ids[field.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] = value;
+        }
+      }
+      await block.locator('.opblock-summary').click();
+    }
+    expect(executed).toHaveLength(operations.length);
+  }, 120_000);
 });

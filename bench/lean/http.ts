@@ -17,7 +17,7 @@ const ERROR_TYPE_BY_STATUS: Record<number, string> = {
   503: 'service_unavailable',
 };
 
-/** A failure with the contract's status, code and body (CONTRACT.md section 2). */
+/** A failure with the contract's status, code and body (docs/api-conventions.md). */
 export class HttpError extends Error {
   constructor(
     readonly status: number,

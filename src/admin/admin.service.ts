@@ -6,8 +6,11 @@ import { isUniqueViolation } from '../database/prisma-errors';
 import type { ExpertSuiteDto } from '../modules/expert-suites/dto/expert-suite.dto';
 import { toExpertSuiteDto } from '../modules/expert-suites/expert-suite.mapper';
 import { allScopes, isKnownScope } from '../common/auth/scope-catalog';
-import { AdminError } from './admin-error';
+import { AdminArgumentError, AdminError } from './admin-error';
 import { UploadFileImport, type UploadImportReport } from './upload-file-import';
+
+/** The name of the organization the first start of an empty embedded database creates. */
+export const DEMO_ORGANIZATION_NAME = 'Demo organization';
 
 export interface ApiKeyListing {
   id: string;
@@ -37,13 +40,55 @@ export class AdminService {
     return { id: organization.id, name: organization.name };
   }
 
+  /** Every organization, oldest first, with how many keys it holds that are not revoked. */
+  async listOrganizations(): Promise<{ organizations: Array<{ id: string; name: string; created_at: string; active_api_keys: number }> }> {
+    const organizations = await this.prisma.organization.findMany({
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: { id: true, name: true, createdAt: true, _count: { select: { apiKeys: { where: { revokedAt: null } } } } },
+    });
+    return {
+      organizations: organizations.map((organization) => ({
+        id: organization.id,
+        name: organization.name,
+        created_at: organization.createdAt.toISOString(),
+        active_api_keys: organization._count.apiKeys,
+      })),
+    };
+  }
+
+  /**
+   * A new key holding every scope for the demo organization that the first start of an empty
+   * embedded database created (the oldest organization named DEMO_ORGANIZATION_NAME): the way back
+   * to a working key when the one printed at that start is lost.
+   */
+  async createDemoKey(): Promise<{ organization_id: string; id: string; key: string; scopes: string[] }> {
+    const demoId = await this.demoOrganizationId();
+    if (!demoId) {
+      throw new AdminError(
+        `No organization named "${DEMO_ORGANIZATION_NAME}" (the service creates it on the first start of an empty embedded database). ` +
+          'Create one with `org create`, then `apikey create`.',
+      );
+    }
+    return { organization_id: demoId, ...(await this.createApiKey(demoId, [...allScopes()])) };
+  }
+
+  /** The oldest organization named DEMO_ORGANIZATION_NAME, if any. */
+  async demoOrganizationId(): Promise<string | undefined> {
+    const demo = await this.prisma.organization.findFirst({
+      where: { name: DEMO_ORGANIZATION_NAME },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: { id: true },
+    });
+    return demo?.id;
+  }
+
   /** The plain key is returned here once; only its hash is stored. */
   async createApiKey(organizationId: string, scopes: string[]): Promise<{ id: string; key: string; scopes: string[] }> {
     await this.requireOrganization(organizationId);
     const unique = [...new Set(scopes.map((scope) => scope.trim()).filter((scope) => scope !== ''))];
-    if (unique.length === 0) throw new AdminError('At least one scope is required.');
+    if (unique.length === 0) throw new AdminArgumentError('At least one scope is required.');
     const unknown = unique.filter((scope) => !isKnownScope(scope));
-    if (unknown.length > 0) throw new AdminError(`Unknown scope(s): ${unknown.join(', ')}. The catalog: ${allScopes().join(', ')} (see the scopes command).`);
+    if (unknown.length > 0) throw new AdminArgumentError(`Unknown scope(s): ${unknown.join(', ')}. The catalog: ${allScopes().join(', ')} (see the scopes command).`);
     const token = generateApiKeyToken();
     const apiKey = await this.prisma.apiKey.create({
       data: { organizationId, keyHash: token.hash, keyPrefix: token.displayPrefix, scopes: unique },
@@ -141,13 +186,13 @@ export class AdminService {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function requireUuid(value: string, option: string): void {
-  if (!UUID.test(value)) throw new AdminError(`--${option} must be a uuid, got "${value}".`);
+  if (!UUID.test(value)) throw new AdminArgumentError(`--${option} must be a uuid, got "${value}".`);
 }
 
 function requireText(value: string, option: string, max: number): string {
   const trimmed = value.trim();
-  if (trimmed === '') throw new AdminError(`--${option} must not be blank.`);
-  if (Array.from(trimmed).length > max) throw new AdminError(`--${option} must be at most ${max} characters.`);
+  if (trimmed === '') throw new AdminArgumentError(`--${option} must not be blank.`);
+  if (Array.from(trimmed).length > max) throw new AdminArgumentError(`--${option} must be at most ${max} characters.`);
   return trimmed;
 }
 
@@ -157,7 +202,7 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-
 function parseIsoDateTime(value: string): Date {
   const date = new Date(value);
   if (!ISO_DATE_TIME.test(value) || Number.isNaN(date.getTime())) {
-    throw new AdminError(`--anchor must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T09:00:00Z; got "${value}".`);
+    throw new AdminArgumentError(`--anchor must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T09:00:00Z; got "${value}".`);
   }
   return date;
 }

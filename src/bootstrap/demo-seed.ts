@@ -1,4 +1,4 @@
-import { AdminService } from '../admin/admin.service';
+import { AdminService, DEMO_ORGANIZATION_NAME } from '../admin/admin.service';
 import type { PrismaClient } from '../generated/prisma/client';
 import { allScopes } from '../common/auth/scope-catalog';
 
@@ -17,7 +17,7 @@ export interface DemoSeed {
 export async function seedDemoIfEmpty(prisma: PrismaClient): Promise<DemoSeed | undefined> {
   if ((await prisma.organization.count()) > 0) return undefined;
   const admin = new AdminService(prisma);
-  const organization = await admin.createOrganization('Demo organization');
+  const organization = await admin.createOrganization(DEMO_ORGANIZATION_NAME);
   const key = await admin.createApiKey(organization.id, [...allScopes()]);
   const category = await admin.createCategory(organization.id, 'General');
   const suite = await admin.createExpertSuite(organization.id, 'demo-suite');
@@ -28,10 +28,19 @@ export function describeDemoSeed(seed: DemoSeed, baseUrl: string): string {
   return [
     '',
     '  First start of the embedded database: a demo organization was created.',
+    `  Demo organization: ${seed.organizationId}`,
     `  Demo API key (shown once; holds ${allScopes().join(', ')}):`,
     `    ${seed.apiKey}`,
+    '  Lost it? Stop the service and run: npm run --silent cli -- demo-key',
     `  Expert suite to update: ${seed.expertSuiteId}   Category: ${seed.categoryId}`,
     `  Try it in Swagger UI: ${baseUrl}/docs  (Authorize with the key above)`,
     '',
   ].join('\n');
+}
+
+/** For a later start: where the demo organization is and how to get a new key for it (no key is printed again). */
+export async function describeExistingDemo(prisma: PrismaClient): Promise<string | undefined> {
+  const organizationId = await new AdminService(prisma).demoOrganizationId();
+  if (!organizationId) return undefined;
+  return `Demo organization: ${organizationId} (its key was printed on the first start; a new one: stop the service, then npm run --silent cli -- demo-key)`;
 }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AdminError } from '../admin/admin-error';
+import { AdminArgumentError, AdminError } from '../admin/admin-error';
 import type { AdminService } from '../admin/admin.service';
 // Loads every module, and so every scope the modules define, into the scope catalog.
 import '../app.module';
@@ -15,6 +15,8 @@ export class UsageError extends Error {}
 interface Command {
   usage: string;
   options: Record<string, { type: 'string' }>;
+  /** false: the command never opens the database, so it also runs beside a service holding the embedded one. */
+  usesDatabase?: false;
   run: (admin: AdminService, values: Record<string, string>) => Promise<unknown>;
 }
 
@@ -22,7 +24,18 @@ const COMMANDS: Record<string, Command> = {
   scopes: {
     usage: 'scopes',
     options: {},
+    usesDatabase: false,
     run: () => Promise.resolve({ scopes: scopeCatalog() }),
+  },
+  'org list': {
+    usage: 'org list',
+    options: {},
+    run: (admin) => admin.listOrganizations(),
+  },
+  'demo-key': {
+    usage: 'demo-key',
+    options: {},
+    run: (admin) => admin.createDemoKey(),
   },
   'org create': {
     usage: 'org create --name NAME',
@@ -68,6 +81,11 @@ const COMMANDS: Record<string, Command> = {
 
 export const USAGE = ['Usage: npm run --silent cli -- <command>', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
 
+/** True when the command never opens the database (see Command.usesDatabase). */
+export function usesDatabase(parsed: ParsedCommand): boolean {
+  return parsed.command.usesDatabase !== false;
+}
+
 export interface ParsedCommand {
   command: Command;
   values: Record<string, string>;
@@ -90,12 +108,20 @@ export function parseCommand(argv: string[]): ParsedCommand {
   return { command, values: values as Record<string, string> };
 }
 
-/** Runs one command and prints its result as one JSON object; returns the exit code. */
-export async function runCommand(parsed: ParsedCommand, admin: AdminService, io: CliIo): Promise<number> {
+/**
+ * Runs one command and prints its result as one JSON object; returns the exit code: 0, 1 for a
+ * refused operation, 2 for a malformed option value (with the command's usage). `admin` may be
+ * undefined only for a command that uses no database.
+ */
+export async function runCommand(parsed: ParsedCommand, admin: AdminService | undefined, io: CliIo): Promise<number> {
   try {
-    io.out(JSON.stringify(await parsed.command.run(admin, parsed.values)));
+    io.out(JSON.stringify(await parsed.command.run(admin as AdminService, parsed.values)));
     return 0;
   } catch (error) {
+    if (error instanceof AdminArgumentError) {
+      io.err(`error: ${error.message}\n  ${parsed.command.usage}`);
+      return 2;
+    }
     if (error instanceof AdminError) {
       io.err(`error: ${error.message}`);
       return 1;

@@ -2,7 +2,7 @@ import { AdminService } from '../admin/admin.service';
 import { loadConfig } from '../config/app-config';
 import { loadDotEnv } from '../config/dot-env';
 import { openDatabase } from '../database/database';
-import { parseCommand, runCommand, USAGE, UsageError } from './cli';
+import { parseCommand, runCommand, USAGE, UsageError, usesDatabase } from './cli';
 
 async function main(argv: string[]): Promise<number> {
   const io = { out: (line: string) => process.stdout.write(`${line}\n`), err: (line: string) => process.stderr.write(`${line}\n`) };
@@ -18,6 +18,7 @@ async function main(argv: string[]): Promise<number> {
     io.err(`error: ${error.message}\n\n${USAGE}`);
     return 2;
   }
+  if (!usesDatabase(parsed)) return runCommand(parsed, undefined, io);
   loadDotEnv();
   const database = await openDatabase(loadConfig());
   try {

@@ -43,6 +43,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(`${name}=${JSON.stringify(value)}`);
   });
 
+  it('says only "must be an integer" of a value that is not one, and only the broken bound of one out of range', () => {
+    expect(() => loadConfig({ PORT: '80.0' })).toThrow(/^Invalid configuration:\n  PORT="80.0": PORT must be an integer number$/);
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/^Invalid configuration:\n  PORT="70000": PORT must not be greater than 65535$/);
+  });
+
   it('reads the Redis URL and the trusted proxies, a list of addresses, ranges and names', () => {
     const config = loadConfig({ REDIS_URL: 'rediss://:secret@cache.internal:6380/2', TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::1 ,uniquelocal' });
     expect(config.REDIS_URL).toBe('rediss://:secret@cache.internal:6380/2');

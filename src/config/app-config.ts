@@ -255,8 +255,9 @@ export class AppConfig {
   /**
    * Browser origins allowed to call the API cross-origin, comma-separated exact origins
    * (`https://admin.example.com,http://localhost:5173`); unset or empty: no CORS headers at all.
-   * Allowed origins may send `Authorization`, `Content-Type`, `Idempotency-Key`, `If-Match`,
-   * `If-None-Match`, `X-Request-Id` and read `X-Request-Id`, `Idempotent-Replayed`, `Retry-After`, `ETag`.
+   * Allowed origins may use the methods `GET`, `HEAD`, `POST`, `PATCH`, send the headers `Authorization`,
+   * `Content-Type`, `Idempotency-Key`, `If-Match`, `If-None-Match`, `X-Request-Id` and read the headers
+   * `X-Request-Id`, `Idempotent-Replayed`, `Retry-After`, `RateLimit`, `RateLimit-Policy`, `ETag`.
    * @example https://admin.example.com,http://localhost:5173
    */
   @Transform(emptyToUndefined)
@@ -289,6 +290,14 @@ export class AppConfig {
 
 export class ConfigError extends Error {}
 
+/**
+ * What is wrong with one value. Not an integer says it all: the range checks of such a value fail
+ * too, and "must not be greater than 65535; must not be less than 0" would contradict each other.
+ */
+function constraintMessages(constraints: Record<string, string>): string {
+  return constraints.isInt ?? Object.values(constraints).join('; ');
+}
+
 // Settings without a default: absent from Object.keys(new AppConfig()).
 const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'REDIS_URL', 'TRUST_PROXY', 'METRICS_PORT'];
 
@@ -306,7 +315,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const config = plainToInstance(AppConfig, { ...values, ...overrides });
   const errors = validateSync(config, { forbidUnknownValues: false });
   if (errors.length > 0) {
-    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(values[e.property] ?? e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(values[e.property] ?? e.value)}: ${constraintMessages(e.constraints ?? {})}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   if (isProduction(env) && config.usesEmbeddedDatabase && config.EMBEDDED_DATABASE_IN_PRODUCTION !== 'true') {

@@ -27,7 +27,8 @@ export class EmbeddedDatabaseLock {
       throw new Error(
         `The embedded database at ${path} is in use by another process (possibly in another container sharing this ` +
           `directory, or one that stopped less than ${STALE_MS / 1000} s ago without releasing it). ` +
-          'Stop that process first, or set DATABASE_URL to use PostgreSQL.',
+          'Stop that process first (to run an admin CLI command beside `npm start`: stop the service, run the command, ' +
+          'start it again), or set DATABASE_URL to use PostgreSQL.',
       );
     }
   }

@@ -515,7 +515,7 @@ export interface operations {
             query?: {
                 /** @description List the children of this department (a uuid in any case). Absent: the top-level departments. */
                 parent_id?: string;
-                /** @description Find the department with this source-system id anywhere in the tree: a list of zero or one. Cannot be combined with parent_id or page_token. */
+                /** @description Find the department with this source-system id (e.g. `hr-4711`) anywhere in the tree: a list of zero or one. Cannot be combined with parent_id or page_token. */
                 external_id?: string;
                 /** @description Items per page, 1 to 100 (default 20). */
                 page_size?: number;
@@ -1381,6 +1381,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * @description What the file is.
+                     * @example icon
                      * @enum {string}
                      */
                     kind: "package" | "icon";
@@ -1514,6 +1515,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The upload_id of an icon upload (the end of its suite's icon_url). */
                 uploadId: string;
             };
             cookie?: never;

@@ -45,7 +45,7 @@ export function understateSizes(zip: Buffer, declared: number): Buffer {
   return editCentralDirectory(zip, (result, at) => result.writeUInt32LE(declared, at + 24));
 }
 
-/** The files of a valid package (CONTRACT.md section 7), overridable per test. */
+/** The files of a valid package (docs/uploads.md), overridable per test. */
 export function packageEntries(overrides: Record<string, string | undefined> = {}): ZipEntry[] {
   const files: Record<string, string | undefined> = {
     'suite.json': JSON.stringify({ name: 'code-review', version: '2.1.0', display_name: 'Code Review', description: 'Reviews code.' }),

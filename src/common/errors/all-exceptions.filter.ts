@@ -31,7 +31,7 @@ const RETRY_AFTER_BUSY = '1';
 const RETRY_AFTER_UNAVAILABLE = '5';
 const UNSTORABLE_TEXT_DETAIL = 'The request holds text that cannot be stored (a NUL character).';
 
-/** Maps every failure, known or not, to the spec's error body; nothing internal reaches the client. */
+/** Maps every failure, known or not, to the API's one error body; nothing internal reaches the client. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');

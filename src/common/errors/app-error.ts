@@ -39,7 +39,7 @@ export interface FieldErrorDetails {
 
 /**
  * The one error type services throw. It carries a contract code; the global filter turns it
- * into the HTTP status and the spec's error body, so services never speak HTTP.
+ * into the HTTP status and the API's one error body, so services never speak HTTP.
  */
 export class AppError extends Error {
   readonly status: number;

@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } fr
 import { RequireScope } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
+import { ApiJsonBody } from '../../common/openapi/api-json-body.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Idempotent, IDEMPOTENT_SUCCESS_HEADERS } from '../../common/idempotency/idempotent.decorator';
 import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
@@ -28,6 +29,15 @@ export class DepartmentsController {
     description:
       'Adds a department to the organization directory. `order` is assigned by the server: the next value after the ' +
       'largest among the new department\'s siblings (first child: 1).',
+  })
+  @ApiJsonBody(CreateDepartmentDto, {
+    topLevel: { summary: 'A top-level department', value: { name: 'Research' } },
+    withExternalId: { summary: 'With its id in the source system', value: { name: 'Human Resources', external_id: 'hr-4711' } },
+    child: {
+      summary: 'A child department',
+      description: 'parent_id must name a department of your organization: paste the department_id of one you created.',
+      value: { name: 'Payroll', external_id: 'hr-4712', parent_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' },
+    },
   })
   @ApiCreatedResponse({ type: DepartmentDto, description: 'The created department.', headers: IDEMPOTENT_SUCCESS_HEADERS })
   @ApiErrorResponses(

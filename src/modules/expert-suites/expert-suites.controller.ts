@@ -5,6 +5,7 @@ import { RequireScope } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
+import { ApiJsonBody } from '../../common/openapi/api-json-body.decorator';
 import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
 import { ifNoneMatchHolds, parseIfMatch, revisionETag } from '../../common/http/entity-tags';
 import { AppConfig } from '../../config/app-config';
@@ -51,6 +52,27 @@ export class ExpertSuitesController {
       'Another way to state the expected revision (RFC 9110): the suite\'s ETag, `"<revision>"`, or `*` for any. A stale ' +
       'tag is 412 PRECONDITION_FAILED (details.suggestion: the current revision). A weak tag, a list or anything else ' +
       'is 400 `invalid_format`; a tag that names another revision than `expected_revision` is 400 `conflicting_fields`.',
+  })
+  @ApiJsonBody(UpdateExpertSuiteDto, {
+    describe: {
+      summary: 'Rename and describe',
+      value: { display_name: 'Tax helper', description: 'Answers questions on VAT and payroll tax.', clients: ['web', 'desktop'] },
+    },
+    guarded: {
+      summary: 'Only if unchanged since read',
+      description: 'expected_revision is the revision of your last read; a stale one is 409 REVISION_CONFLICT.',
+      value: { expected_revision: 1, display_name: 'Tax helper' },
+    },
+    categorize: {
+      summary: 'Put into a category',
+      description: 'category_id must name a category of your organization (the first start prints the demo one).',
+      value: { category_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' },
+    },
+    applyPackage: {
+      summary: 'Apply an uploaded package and publish',
+      description: 'upload_id is the upload_id of POST /api/openapi/v1/uploads (kind package).',
+      value: { upload_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', status: 'published' },
+    },
   })
   @ApiOkResponse({ type: ExpertSuiteDto, description: 'The current or updated expert suite.', headers: ETAG_HEADER })
   @ApiErrorResponses(

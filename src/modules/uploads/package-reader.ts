@@ -220,7 +220,7 @@ function parseSuiteJson(text: string | undefined): Manifest {
 }
 
 /**
- * connectors.json is an array of objects whose structure the spec leaves open: every object is kept.
+ * connectors.json is an array of objects of any structure: every object is kept.
  * Those that name a connector (connector_id and connector_origin both strings) are also its
  * connector references, and must be valid ones.
  */

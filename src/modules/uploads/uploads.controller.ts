@@ -55,7 +55,8 @@ export class UploadsController {
       type: 'object',
       required: ['kind', 'file'],
       properties: {
-        kind: { type: 'string', enum: [...UPLOAD_KINDS], description: 'What the file is.' },
+        // Prefilled in Swagger UI: an image is what a new user has at hand, and icons can be loaded back.
+        kind: { type: 'string', enum: [...UPLOAD_KINDS], example: 'icon', description: 'What the file is.' },
         file: { type: 'string', format: 'binary', description: 'The zip of a package (at most 20 MiB by default) or the icon image (1 MiB).' },
       },
     },
@@ -86,7 +87,7 @@ export class UploadsController {
       'with the type detected at upload, `X-Content-Type-Options: nosniff` and a Content-Security-Policy that ' +
       'forbids scripts (an SVG cannot run script even when opened directly). Packages are never served.',
   })
-  @ApiParam({ name: 'uploadId', format: 'uuid' })
+  @ApiParam({ name: 'uploadId', format: 'uuid', description: 'The upload_id of an icon upload (the end of its suite\'s icon_url).' })
   // The image types belong to the 200 alone (@ApiProduces would give them to the JSON errors too).
   @ApiOkResponse({
     description: 'The icon.',

@@ -1,6 +1,6 @@
 import { TextField, UuidField } from '../../../common/validation/fields';
 
-// Fields are declared in the spec's order, which is the order validation reports the first failure in.
+// Fields are declared in the documented order, which is the order validation reports the first failure in.
 export class CreateDepartmentDto {
   @TextField({
     presence: 'nullable',

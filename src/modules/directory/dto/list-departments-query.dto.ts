@@ -2,7 +2,6 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
 import { PageSize } from '../../../common/pagination/page-size';
 import { Optional, TextField, UuidField } from '../../../common/validation/fields';
-import { PAGE_TOKEN_EXAMPLE } from './department-page.dto';
 
 /** Query of GET /departments: the children of one parent, page by page, or one department by external_id. */
 export class ListDepartmentsQueryDto {
@@ -12,9 +11,8 @@ export class ListDepartmentsQueryDto {
   @TextField({
     maxLength: 512,
     description:
-      'Find the department with this source-system id anywhere in the tree: a list of zero or one. Cannot be combined ' +
-      'with parent_id or page_token.',
-    example: 'hr-4711',
+      'Find the department with this source-system id (e.g. `hr-4711`) anywhere in the tree: a list of zero or one. ' +
+      'Cannot be combined with parent_id or page_token.',
   })
   external_id?: string;
 
@@ -23,7 +21,6 @@ export class ListDepartmentsQueryDto {
 
   @ApiPropertyOptional({
     description: "The previous answer's next_page_token, with the same parent_id; absent for the first page.",
-    example: PAGE_TOKEN_EXAMPLE,
   })
   @Optional()
   @IsString()
