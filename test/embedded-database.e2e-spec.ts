@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,12 +75,16 @@ describe('the embedded database lock', () => {
     const dataDir = join(parent, 'volume');
     const holder = await openDatabase(settings(dataDir));
     try {
-      const result = spawnSync('unshare', ['--pid', '--fork', 'node', distCli, 'org', 'create', '--name', 'second writer'], {
+      // Spawned without blocking this process: the holder must keep refreshing its lock meanwhile, or
+      // a slow start of the second writer would find the lock stale and rightly take it over.
+      const second = spawn('unshare', ['--pid', '--fork', 'node', distCli, 'org', 'create', '--name', 'second writer'], {
         env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir },
-        encoding: 'utf8',
       });
-      expect(result.status).toBe(1);
-      expect(result.stderr).toContain('in use by another process');
+      let stderr = '';
+      second.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const [status] = (await once(second, 'close')) as [number | null];
+      expect(status).toBe(1);
+      expect(stderr).toContain('in use by another process');
       expect(await holder.prisma.organization.count({ where: { name: 'second writer' } })).toBe(0);
     } finally {
       await holder.close();
