@@ -13,6 +13,34 @@ const CANCEL_REQUEST_CODE = 80_877_102;
 export interface DeadlineSettings {
   /** Longest one statement may run (or wait for a lock) before it is cancelled. */
   statementTimeoutMs: number;
+  /** Shared by the connections of one pool: how many of their statements may wait long at once. */
+  waitingStatements?: WaitingStatements;
+}
+
+/**
+ * The statements of one pool that have run longer than `slowAfterMs` (a hot statement takes
+ * milliseconds; one this slow is most likely waiting for a lock). At most `limit` of them may
+ * wait at once: the pool's other connections stay free for everything else, so that requests on
+ * a table another session holds locked cannot take every connection and starve requests on other
+ * tables. A statement that becomes slow when `limit` others wait already is cancelled at once.
+ */
+export class WaitingStatements {
+  private count = 0;
+
+  constructor(
+    readonly limit: number,
+    readonly slowAfterMs: number,
+  ) {}
+
+  enter(): boolean {
+    if (this.count >= this.limit) return false;
+    this.count++;
+    return true;
+  }
+
+  leave(): void {
+    this.count--;
+  }
 }
 
 /** An error shaped like the server's own, so that the driver adapter passes its SQLSTATE on unchanged. */
@@ -36,6 +64,7 @@ function timeoutError(code: string, message: string): Error {
  */
 export class DeadlineClient extends Client {
   private readonly statementTimeoutMs: number;
+  private readonly waitingStatements: WaitingStatements | undefined;
   private transactionDeadline: number | undefined;
   private transactionTimeoutMs = 0;
   private cancelPending = false;
@@ -43,6 +72,7 @@ export class DeadlineClient extends Client {
   constructor(config: ClientConfig & DeadlineSettings) {
     super(config);
     this.statementTimeoutMs = config.statementTimeoutMs;
+    this.waitingStatements = config.waitingStatements;
   }
 
   /** From now on until `endTransaction`, statements also end by `timeoutMs` from now. */
@@ -90,26 +120,37 @@ export class DeadlineClient extends Client {
         message = overMessage;
       }
     }
-    let cancelled = false;
+    let cancelled: { code: string; message: string } | undefined;
     let cut: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      cancelled = true;
+    const cancel = (reason: { code: string; message: string }) => {
+      cancelled = reason;
       this.cancelPending = true;
       this.sendCancelRequest();
       cut = setTimeout(() => this.connection.stream.destroy(), CANCEL_GRACE_MS);
-    }, limitMs);
+    };
+    const timer = setTimeout(() => cancel({ code, message }), limitMs);
+    const waiting = this.waitingStatements;
+    let counted = false;
+    const crowdTimer =
+      waiting && waiting.slowAfterMs < limitMs
+        ? setTimeout(() => {
+            counted = waiting.enter();
+            if (!counted) cancel({ code: QUERY_CANCELED, message: `canceling statement: it ran past ${waiting.slowAfterMs} ms while ${waiting.limit} other statements of this pool were waiting already` });
+          }, waiting.slowAfterMs)
+        : undefined;
     try {
-      const result = await send();
-      return result;
+      return await send();
     } catch (error) {
       if (cancelled && (error as { code?: unknown }).code === QUERY_CANCELED) {
         this.cancelPending = false;
-        throw timeoutError(code, message);
+        throw timeoutError(cancelled.code, cancelled.message);
       }
       throw error;
     } finally {
       clearTimeout(timer);
+      clearTimeout(crowdTimer);
       clearTimeout(cut);
+      if (counted) waiting?.leave();
     }
   }
 

@@ -1,5 +1,5 @@
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
-import { DeadlineClient, type DeadlineSettings } from './deadline-client';
+import { DeadlineClient, WaitingStatements, type DeadlineSettings } from './deadline-client';
 
 /**
  * Every pooled connection stayed busy for the whole wait: the service is overloaded, not cut off
@@ -14,6 +14,15 @@ export class DatabaseBusyError extends Error {
 
 const PG_POOL_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
 const RETIRED = new Error('A cancel request may still reach this connection: it is closed rather than reused');
+
+/** A statement running longer than this fraction of the statement timeout counts as waiting (WaitingStatements). */
+const SLOW_FRACTION = 20;
+const MIN_SLOW_AFTER_MS = 100;
+
+/** A quarter of the pool (at least one connection) is kept from statements that wait long. */
+export function waitingStatementsLimit(poolSize: number): number {
+  return Math.max(1, poolSize - Math.ceil(poolSize / 4));
+}
 
 type ConnectCallback = (error: Error | undefined, client: PoolClient | undefined, release: (release?: unknown) => void) => void;
 
@@ -38,7 +47,11 @@ export class PostgresPool extends Pool {
   private readonly transactionTimeoutMs: number;
 
   constructor(config: PostgresPoolConfig) {
-    super({ ...config, Client: DeadlineClient as unknown as new () => DeadlineClient });
+    super({
+      ...config,
+      Client: DeadlineClient as unknown as new () => DeadlineClient,
+      waitingStatements: new WaitingStatements(waitingStatementsLimit(config.max), Math.max(MIN_SLOW_AFTER_MS, config.statementTimeoutMs / SLOW_FRACTION)),
+    } as PoolConfig);
     this.size = config.max;
     this.waitMs = config.connectionTimeoutMillis;
     this.transactionTimeoutMs = config.transactionTimeoutMs;
