@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Database } from '../src/database/database';
 import { SqlTransactionTimeoutError } from '../src/database/sql-driver';
 import { isUniqueViolation, violatedConstraint } from '../src/database/prisma-errors';
@@ -181,5 +184,16 @@ describe('Times on a PostgreSQL server whose TimeZone is not UTC', () => {
       await admin.close();
     }
   });
-});
 
+  (onPostgres ? it : it.skip)('sets the session to UTC before any statement: CLI commands print no warning of pg about overlapping queries', async () => {
+    const cli = (...args: string[]) =>
+      promisify(execFile)('node', [join(__dirname, '..', 'dist', 'src', 'cli', 'main.js'), ...args], { env: { ...process.env, DATABASE_URL: testConfig().DATABASE_URL, NODE_OPTIONS: '' } });
+    const created = await cli('org', 'create', '--name', 'Time zone');
+    const organizationId = JSON.parse(created.stdout).id as string;
+    // Before the session's time zone was awaited, this one printed pg 8's "Calling client.query() when
+    // the client is already executing a query is deprecated" on every run (pg 9 throws instead).
+    const listed = await cli('apikey', 'list', '--org', organizationId);
+    expect(JSON.parse(listed.stdout)).toEqual({ api_keys: [] });
+    expect([created.stderr, listed.stderr]).toEqual(['', '']);
+  });
+});
