@@ -116,6 +116,20 @@ describe('Raw statements on the driver adapter (txHost.sql)', () => {
     });
   });
 
+  (testConfig().DATABASE_URL ? it : it.skip)('ends a Prisma client transaction at its deadline too, while its statement still runs (PostgreSQL)', async () => {
+    const impatient = await openTestDatabase(testConfig({ TRANSACTION_TIMEOUT_MS: 300 }));
+    try {
+      const started = performance.now();
+      const error: unknown = await impatient.prisma.$transaction((tx) => tx.$queryRaw`SELECT pg_sleep(3)::text AS slept`).catch((caught: unknown) => caught);
+      expect(databaseWait(error)).toBe('transaction');
+      expect(performance.now() - started).toBeLessThan(1500);
+      // The connection is usable again: the next transaction commits.
+      expect(await impatient.prisma.$transaction((tx) => tx.$queryRaw`SELECT 1::int AS one`)).toEqual([{ one: 1 }]);
+    } finally {
+      await impatient.close();
+    }
+  });
+
   describe('TransactionHost', () => {
     const host = () => new TransactionHost(database.prisma as PrismaService, database.sql);
 
