@@ -7,7 +7,7 @@ import { AdminService } from '../src/admin/admin.service';
 import { openDatabase } from '../src/database/database';
 import { defaultMigrationsDir, readMigrations } from '../src/database/migrator';
 
-const settings = (dataDir: string) => ({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1, DATABASE_POOL_TIMEOUT_MS: 5000, DATABASE_PREPARED_STATEMENTS: 100, TRANSACTION_TIMEOUT_MS: 5000 });
+const settings = (dataDir: string) => ({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1, DATABASE_POOL_TIMEOUT_MS: 5000, DATABASE_STATEMENT_TIMEOUT_MS: 5000, DATABASE_PREPARED_STATEMENTS: 100, TRANSACTION_TIMEOUT_MS: 5000 });
 
 async function recordedMigrations(dataDir: string): Promise<Array<[string, string]>> {
   const database = await openDatabase(settings(dataDir));

@@ -190,6 +190,60 @@ describeWithRedis('rate limit when Redis is not there at start-up', () => {
   });
 });
 
+describeWithRedis('rate limit while Redis is frozen, under concurrent requests', () => {
+  const server = useOwnRedisServer();
+  let database: Database;
+  let app: TestApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    app = await startTestApp(database, { RATE_LIMIT_PER_MINUTE: 100_000, REDIS_URL: server.redis.url, REDIS_KEY_PREFIX: 'wsa-test:' }, [ProbeModule]);
+    tenant = await createTenant(database);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('costs one command timeout when it freezes and then one request per retry interval, not every concurrent request', async () => {
+    const CLIENTS = 8;
+    const FROZEN_MS = 2600;
+    await app.http().get('/probe/quota-read').set('Authorization', tenant.bearer).expect(200);
+    server.redis.pause();
+    const frozenAt = performance.now();
+    const answers: { status: number; startedAt: number; endedAt: number }[] = [];
+    try {
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          while (performance.now() - frozenAt < FROZEN_MS) {
+            const startedAt = performance.now() - frozenAt;
+            const { status } = await app.http().get('/probe/quota-read').set('Authorization', tenant.bearer);
+            answers.push({ status, startedAt, endedAt: performance.now() - frozenAt });
+          }
+        }),
+      );
+    } finally {
+      server.redis.resume();
+    }
+
+    expect(answers.filter(({ status }) => status !== 200)).toEqual([]);
+    const slow = answers.filter(({ startedAt, endedAt }) => endedAt - startedAt >= 300);
+    // Every wait ends at the latest with the command timeout (500 ms) of the request that found Redis frozen.
+    expect(Math.max(...answers.map(({ startedAt, endedAt }) => endedAt - startedAt))).toBeLessThan(1000);
+    expect(slow.length).toBeGreaterThan(0);
+    // The requests in flight when Redis froze all end when the first command times out, together…
+    const firstTimeoutAt = Math.min(...slow.map(({ endedAt }) => endedAt));
+    const releasedTogether = slow.filter(({ endedAt }) => endedAt - firstTimeoutAt < 100);
+    expect(releasedTogether.length).toBeLessThanOrEqual(CLIENTS);
+    // …and after that only one request per retry interval (1 s) waits on Redis: the probe.
+    const probes = slow.filter((answer) => !releasedTogether.includes(answer));
+    expect(probes.length).toBeLessThanOrEqual(Math.ceil((FROZEN_MS - firstTimeoutAt) / 1000));
+    expect(answers.length).toBeGreaterThan(CLIENTS * 5);
+  });
+});
+
 function useOwnRedisServer(): { redis: OwnRedisServer } {
   const context = {} as { redis: OwnRedisServer };
   beforeAll(async () => {

@@ -98,7 +98,7 @@ describe('start-up on an empty embedded database', () => {
     // A clean shutdown closed the database and released its lock.
     expect(existsSync(`${dataDir}.lock`)).toBe(false);
 
-    const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1, DATABASE_POOL_TIMEOUT_MS: 5000, DATABASE_PREPARED_STATEMENTS: 100, TRANSACTION_TIMEOUT_MS: 5000 });
+    const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1, DATABASE_POOL_TIMEOUT_MS: 5000, DATABASE_STATEMENT_TIMEOUT_MS: 5000, DATABASE_PREPARED_STATEMENTS: 100, TRANSACTION_TIMEOUT_MS: 5000 });
     try {
       const key = await database.prisma.apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKeyToken(demoKey) } });
       expect([...key.scopes].sort()).toEqual([...allScopes()].sort());

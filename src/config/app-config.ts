@@ -50,7 +50,18 @@ export class AppConfig {
   @Transform(toInt)
   @IsInt()
   @Min(100)
-  DATABASE_POOL_TIMEOUT_MS = 10_000;
+  DATABASE_POOL_TIMEOUT_MS = 5000;
+
+  /**
+   * Longest one PostgreSQL statement may run, waiting for a lock included (a table locked by a
+   * migration or an admin session), before the service cancels it and answers 503 with
+   * `Retry-After: 1`, in milliseconds. Kept by the service (a cancel request), not by a session
+   * setting, so it holds behind a connection pooler too (docs/operations.md).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  DATABASE_STATEMENT_TIMEOUT_MS = 5000;
 
   /**
    * Distinct hot statements each PostgreSQL connection keeps prepared (parsed and planned once).
@@ -190,7 +201,10 @@ export class AppConfig {
   @IsTrustedProxyList()
   TRUST_PROXY?: string;
 
-  /** Longest a database transaction may wait for and hold a connection before it is rolled back, in milliseconds. */
+  /**
+   * Longest a database transaction may wait for and hold a connection before it is rolled back, in
+   * milliseconds; on PostgreSQL a statement still running at that point (blocked on a lock) is cancelled.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(100)

@@ -1,6 +1,7 @@
 import { Prisma } from '../generated/prisma/client';
-import { isDatabaseBusy, isDatabaseUnavailable } from './database-unavailable';
+import { databaseWait, isDatabaseUnavailable } from './database-unavailable';
 import { DatabaseBusyError } from './postgres-pool';
+import { SqlTransactionTimeoutError } from './sql-driver';
 
 const known = (code: string, meta?: Record<string, unknown>) =>
   new Prisma.PrismaClientKnownRequestError('failed', { code, clientVersion: 'test', meta });
@@ -51,15 +52,24 @@ describe('isDatabaseUnavailable', () => {
   });
 });
 
-describe('isDatabaseBusy', () => {
-  it('counts a wait for a busy pool and a transaction that could not start or finish in time as busy, not unavailable', () => {
-    for (const error of [new DatabaseBusyError(10_000), known('P2028')]) {
-      expect(isDatabaseBusy(error)).toBe(true);
-      expect(isDatabaseUnavailable(error)).toBe(false);
-    }
+describe('databaseWait', () => {
+  it.each([
+    ['a wait for a busy pool', new DatabaseBusyError(10_000), 'pool'],
+    ['a Prisma transaction that could not start or finish in time (P2028)', known('P2028'), 'transaction'],
+    ['a SQL transaction past its limit', new SqlTransactionTimeoutError(15_000), 'transaction'],
+    ['a statement cancelled at its deadline (57014), through the client', known('P2010', postgresCause('57014')), 'statement'],
+    ['a statement cancelled at its deadline (57014), from the adapter', adapterError({ kind: 'postgres', code: '57014' }), 'statement'],
+    ['a lock not granted within lock_timeout (55P03)', adapterError({ kind: 'postgres', code: '55P03' }), 'statement'],
+    ['a statement cancelled at the transaction deadline (25P04)', adapterError({ kind: 'postgres', code: '25P04' }), 'transaction'],
+    ['the deadline error from the pg client itself', Object.assign(new Error('canceling statement'), { code: '57014', severity: 'ERROR' }), 'statement'],
+  ])('calls %s a wait for the %s, not unavailable', (_case, error, wait) => {
+    expect(databaseWait(error)).toBe(wait);
+    expect(isDatabaseUnavailable(error)).toBe(false);
   });
 
-  it('does not count an unreachable database or a constraint violation as busy', () => {
-    for (const error of [new Error('timeout exceeded when trying to connect'), known('P1001'), known('P2002')]) expect(isDatabaseBusy(error)).toBe(false);
+  it('does not call an unreachable database or a constraint violation a wait', () => {
+    for (const error of [new Error('timeout exceeded when trying to connect'), known('P1001'), known('P2002'), adapterError({ kind: 'postgres', code: '42601' }), 'boom']) {
+      expect(databaseWait(error)).toBeUndefined();
+    }
   });
 });

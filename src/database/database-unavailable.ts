@@ -66,13 +66,37 @@ function isUnavailableAdapterCause(cause: { kind?: unknown; code?: unknown } | u
   return cause.kind === 'postgres' && typeof cause.code === 'string' && UNAVAILABLE_SQLSTATE.test(cause.code);
 }
 
+/** Why a request's wait for the database ran out: the pool, one statement, or the whole transaction. */
+export type DatabaseWait = 'pool' | 'statement' | 'transaction';
+
 /**
- * True when the database is reachable but the request could not get its turn in time: every
- * pooled connection stayed busy (DatabaseBusyError), or a transaction could not start or finish
- * within its limits (P2028 from the Prisma client, SqlTransactionTimeoutError from a SQL
- * transaction). Overload, not an outage.
+ * SQLSTATEs of a statement that waited too long: 57014 cancelled (DeadlineClient's cancel, the
+ * server's statement_timeout or an administrator), 55P03 a lock not granted in time (the server's
+ * lock_timeout), 25P04 the transaction's deadline.
  */
-export function isDatabaseBusy(error: unknown): error is Error {
-  if (error instanceof DatabaseBusyError || error instanceof SqlTransactionTimeoutError) return true;
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2028';
+const WAIT_BY_SQLSTATE: Partial<Record<string, DatabaseWait>> = { '57014': 'statement', '55P03': 'statement', '25P04': 'transaction' };
+
+/**
+ * Which wait ran out when the database is reachable but the request could not get its turn in
+ * time: every pooled connection stayed busy (DatabaseBusyError), a statement waited past its
+ * deadline (on a lock, or an overloaded server), or a transaction could not start or finish
+ * within its limit (P2028 from the Prisma client, SqlTransactionTimeoutError from a SQL
+ * transaction, 25P04 from a statement cancelled at the transaction's deadline). Overload or
+ * contention, not an outage; undefined for anything else.
+ */
+export function databaseWait(error: unknown): DatabaseWait | undefined {
+  if (error instanceof DatabaseBusyError) return 'pool';
+  if (error instanceof SqlTransactionTimeoutError) return 'transaction';
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    if (error.code === 'P2028') return 'transaction';
+    return waitOfCause(adapterCause(error.meta?.driverAdapterError));
+  }
+  if (!(error instanceof Error)) return undefined;
+  if (error.name === 'DriverAdapterError') return waitOfCause(adapterCause(error));
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? WAIT_BY_SQLSTATE[code] : undefined;
+}
+
+function waitOfCause(cause: { kind?: unknown; code?: unknown } | undefined): DatabaseWait | undefined {
+  return cause?.kind === 'postgres' && typeof cause.code === 'string' ? WAIT_BY_SQLSTATE[cause.code] : undefined;
 }

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } 
 import { AppConfig } from '../config/app-config';
 import { Database, openDatabase } from './database';
 import { DatabaseNotifications } from './database-notifications';
+import { DatabasePing } from './database-ping';
 import { DatabasePool } from './database-pool';
 import { DatabaseOutageLog } from './outage-log';
 import { PrismaService } from './prisma.service';
@@ -43,11 +44,12 @@ export class DatabaseModule {
         { provide: SqlDriver, inject: [DATABASE], useFactory: (db: Database) => db.sql },
         { provide: DatabaseNotifications, useExisting: DATABASE },
         { provide: DatabasePool, useExisting: DATABASE },
+        { provide: DatabasePing, useExisting: DATABASE },
         DatabaseLifecycle,
         TransactionHost,
         DatabaseOutageLog,
       ],
-      exports: [PrismaService, TransactionHost, DatabaseOutageLog, DatabaseNotifications, DatabasePool],
+      exports: [PrismaService, TransactionHost, DatabaseOutageLog, DatabaseNotifications, DatabasePool, DatabasePing],
     };
   }
 }

@@ -1,10 +1,12 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Client } from 'pg';
 import type { AppConfig } from '../config/app-config';
 import { PrismaClient } from '../generated/prisma/client';
 import { EmbeddedDatabaseLock } from './embedded-lock';
 import { applyMigrations, defaultMigrationsDir, readMigrations } from './migrator';
 import { listenOnPGlite, listenOnPostgres, type NotificationHandlers, type NotificationSubscription, Subscriptions } from './notifications';
 import { PostgresPool } from './postgres-pool';
+import { PostgresPing } from './postgres-ping';
 import { pgliteSession, pgSession } from './sql-session';
 import { SqlDriver } from './sql-driver';
 import { preparedStatementNames } from './prepared-statements';
@@ -31,13 +33,27 @@ export interface Database {
   listen(channel: string, handlers: NotificationHandlers): Promise<NotificationSubscription>;
   /** Undefined for the embedded database, which has one connection and no pool. */
   poolUsage(): PoolUsage | undefined;
+  /**
+   * Resolves when the database answers `SELECT 1`, on a connection of its own (PostgreSQL), so
+   * that a pool whose every connection is busy or waiting on a lock does not read as an outage.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 // Any constant works; it only has to be the same in every process migrating one database.
 const MIGRATION_LOCK_ID = 7_301_977_114;
 
-export type DatabaseSettings = Pick<AppConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_POOL_TIMEOUT_MS' | 'DATABASE_PREPARED_STATEMENTS' | 'TRANSACTION_TIMEOUT_MS'>;
+export type DatabaseSettings = Pick<
+  AppConfig,
+  'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_POOL_TIMEOUT_MS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_PREPARED_STATEMENTS' | 'TRANSACTION_TIMEOUT_MS'
+>;
+
+// Prisma's pg adapter reads a timestamptz by replacing its offset with +00:00 and writes a Date as
+// text without one, so both are right only in a UTC session: with the server's TimeZone set to New
+// York, a stored 12:00Z read back as 07:00Z (test/sql-driver.e2e-spec.ts). TimeZone is one of the
+// parameters PgBouncer keeps per client, so this survives a pooler in transaction mode.
+const UTC_SESSION = "SET TIME ZONE 'UTC'";
 
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
   return settings.DATABASE_URL ? openPostgres(settings.DATABASE_URL, settings) : openEmbedded(settings.DATA_DIR, settings);
@@ -54,19 +70,21 @@ function clientOptions(settings: DatabaseSettings) {
 }
 
 async function openPostgres(url: string, settings: DatabaseSettings): Promise<Database> {
-  const pool = new PostgresPool({ connectionString: url, max: settings.DATABASE_POOL_SIZE, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS });
+  const pool = new PostgresPool({
+    connectionString: url,
+    max: settings.DATABASE_POOL_SIZE,
+    connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS,
+    statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+    transactionTimeoutMs: settings.TRANSACTION_TIMEOUT_MS,
+    // Awaited before the connection is handed out, so no statement can race it.
+    onConnect: (client) => client.query(UTC_SESSION),
+  });
   // A client losing its connection must not crash the process, whether it is idle in the pool or
   // checked out between two queries (pg emits 'error' on the client then): the query that uses it
   // next fails and answers 503, and the pool replaces the client.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-    // Prisma's pg adapter reads a timestamptz by replacing its offset with +00:00 and writes a Date
-    // as text without one, so both are right only in a UTC session: with the server's TimeZone set
-    // to New York, a stored 12:00Z read back as 07:00Z (test/sql-driver.e2e-spec.ts). pg queues this
-    // ahead of the connection's first query; a connection that breaks here fails that query too.
-    client.query("SET TIME ZONE 'UTC'").catch(() => undefined);
-  });
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const ping = new PostgresPing({ connectionString: url, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS, statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS });
   const adapter = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter, ...clientOptions(settings) });
   // The client's statements (model queries) stay unnamed; the SQL driver's (every raw one) are prepared.
@@ -78,17 +96,23 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
     prisma,
     sql,
     async migrate(migrationsDir = defaultMigrationsDir()) {
-      const client = await pool.connect();
+      // A connection of its own, outside the pool: a migration may lock and run as long as it needs.
+      const client = new Client({ connectionString: url, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS });
+      client.on('error', () => undefined);
+      await client.connect();
       try {
+        await client.query(UTC_SESSION);
         return await withSessionAdvisoryLock(client, MIGRATION_LOCK_ID, () => applyMigrations(pgSession(client), readMigrations(migrationsDir)));
       } finally {
-        client.release();
+        await client.end();
       }
     },
     listen: async (channel, handlers) => subscriptions.track(await listenOnPostgres(url, channel, handlers)),
     poolUsage: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    ping: () => ping.ping(),
     async close() {
       await subscriptions.closeAll();
+      await ping.close();
       await prisma.$disconnect();
       await pool.end();
     },
@@ -114,6 +138,9 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
       migrate: (migrationsDir = defaultMigrationsDir()) => applyMigrations(pgliteSession(pglite), readMigrations(migrationsDir)),
       listen: async (channel, handlers) => subscriptions.track(await listenOnPGlite(pglite, channel, handlers)),
       poolUsage: () => undefined,
+      ping: async () => {
+        await pglite.query('SELECT 1');
+      },
       async close() {
         await subscriptions.closeAll();
         await prisma.$disconnect();

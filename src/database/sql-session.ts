@@ -1,5 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 
 /** The little raw SQL the migration runner needs, over either database driver. */
 export interface SqlSession {
@@ -8,7 +8,7 @@ export interface SqlSession {
   exec(sql: string): Promise<void>;
 }
 
-export function pgSession(client: PoolClient): SqlSession {
+export function pgSession(client: ClientBase): SqlSession {
   return {
     query: async <T>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
     exec: async (sql: string) => {

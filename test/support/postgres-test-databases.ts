@@ -52,6 +52,7 @@ export async function createTemplateDatabase(server: string): Promise<void> {
     DATA_DIR: 'memory://',
     DATABASE_POOL_SIZE: 1,
     DATABASE_POOL_TIMEOUT_MS: 10_000,
+    DATABASE_STATEMENT_TIMEOUT_MS: 60_000,
     DATABASE_PREPARED_STATEMENTS: 0,
     TRANSACTION_TIMEOUT_MS: 60_000,
   });

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware';
-import { isDatabaseBusy, isDatabaseUnavailable } from '../../database/database-unavailable';
+import { databaseWait, isDatabaseUnavailable, type DatabaseWait } from '../../database/database-unavailable';
 import { DatabaseOutageLog } from '../../database/outage-log';
 import { isUnstorableText } from '../../database/prisma-errors';
 import { AppError } from './app-error';
@@ -25,8 +25,13 @@ const DETAIL_BY_CODE: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred. Quote the X-Request-Id when reporting it.',
 };
 const DATABASE_UNAVAILABLE_DETAIL = 'The database is unreachable. Retry later.';
-const DATABASE_BUSY_DETAIL = 'The service is busy: no database connection became free in time. Retry later.';
-// Seconds a client should wait before retrying: a busy pool drains fast, an outage takes longer.
+const DATABASE_WAIT_DETAIL: Record<DatabaseWait, string> = {
+  pool: 'The service is busy: no database connection became free in time. Retry later.',
+  statement: 'The database did not answer in time: the request waited too long, for a lock another session holds or on an overloaded database. Retry later.',
+  transaction: 'The request took longer than its database transaction may, and the transaction was rolled back. Retry later.',
+};
+// Seconds a client should wait before retrying: a busy pool or a lock is usually over soon (and
+// every wait is bounded anyway), an outage takes longer.
 const RETRY_AFTER_BUSY = '1';
 const RETRY_AFTER_UNAVAILABLE = '5';
 const UNSTORABLE_TEXT_DETAIL = 'The request holds text that cannot be stored (a NUL character).';
@@ -64,9 +69,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private toAppError(exception: unknown, request: Request): AppError {
     if (exception instanceof AppError) return exception;
-    if (isDatabaseBusy(exception)) {
-      this.logger.warn(`Database busy: ${exception.message}`);
-      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_BUSY_DETAIL, undefined, { 'Retry-After': RETRY_AFTER_BUSY });
+    const wait = databaseWait(exception);
+    if (wait) {
+      this.logger.warn(`Database busy (${wait} wait): ${exception instanceof Error ? exception.message : String(exception)}`);
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_WAIT_DETAIL[wait], undefined, { 'Retry-After': RETRY_AFTER_BUSY });
     }
     if (isDatabaseUnavailable(exception)) {
       this.outageLog.unavailable(exception instanceof Error ? exception.message : String(exception));

@@ -1,0 +1,178 @@
+import { connect as connectSocket } from 'node:net';
+import { Client, type ClientConfig, type QueryResult } from 'pg';
+
+/** SQLSTATE of a cancelled statement (a cancel request, or the server's own statement_timeout). */
+export const QUERY_CANCELED = '57014';
+/** SQLSTATE PostgreSQL 17 gives a transaction that ran past its `transaction_timeout`; used here for ours. */
+export const TRANSACTION_TIMEOUT = '25P04';
+
+/** After a cancel request, how long the statement may take to end before its connection is cut. */
+const CANCEL_GRACE_MS = 2000;
+const CANCEL_REQUEST_CODE = 80_877_102;
+
+export interface DeadlineSettings {
+  /** Longest one statement may run (or wait for a lock) before it is cancelled. */
+  statementTimeoutMs: number;
+  /** Shared by the connections of one pool: how many of their statements may wait long at once. */
+  waitingStatements?: WaitingStatements;
+}
+
+/**
+ * The statements of one pool that have run longer than `slowAfterMs` (a hot statement takes
+ * milliseconds; one this slow is most likely waiting for a lock). At most `limit` of them may
+ * wait at once: the pool's other connections stay free for everything else, so that requests on
+ * a table another session holds locked cannot take every connection and starve requests on other
+ * tables. A statement that becomes slow when `limit` others wait already is cancelled at once.
+ */
+export class WaitingStatements {
+  private count = 0;
+
+  constructor(
+    readonly limit: number,
+    readonly slowAfterMs: number,
+  ) {}
+
+  enter(): boolean {
+    if (this.count >= this.limit) return false;
+    this.count++;
+    return true;
+  }
+
+  leave(): void {
+    this.count--;
+  }
+}
+
+/** An error shaped like the server's own, so that the driver adapter passes its SQLSTATE on unchanged. */
+function timeoutError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code, severity: 'ERROR' });
+}
+
+/**
+ * A pg client whose every statement has a deadline, kept by the service rather than by session
+ * settings: when a statement runs past DATABASE_STATEMENT_TIMEOUT_MS (a lock held by another
+ * session, an overloaded server), or past the deadline of the transaction it belongs to (set by
+ * the pool when a transaction takes the connection), the client sends PostgreSQL a cancel request
+ * (the protocol's own, which PgBouncer forwards too) and the statement fails with SQLSTATE 57014,
+ * or 25P04 for a transaction's deadline. No `SET` is sent and no startup parameter: nothing
+ * depends on session state, which a pooler in transaction mode does not keep per client.
+ *
+ * A statement the server does not end within CANCEL_GRACE_MS of the cancel (the server or the
+ * network is gone) has its connection cut, so that no wait is unbounded. A connection that was
+ * sent a cancel and whose statement ended otherwise (it finished just before the cancel arrived)
+ * is retired when released: the late cancel would otherwise hit the next statement on it.
+ */
+export class DeadlineClient extends Client {
+  private readonly statementTimeoutMs: number;
+  private readonly waitingStatements: WaitingStatements | undefined;
+  private transactionDeadline: number | undefined;
+  private transactionTimeoutMs = 0;
+  private cancelPending = false;
+
+  constructor(config: ClientConfig & DeadlineSettings) {
+    super(config);
+    this.statementTimeoutMs = config.statementTimeoutMs;
+    this.waitingStatements = config.waitingStatements;
+  }
+
+  /** From now on until `endTransaction`, statements also end by `timeoutMs` from now. */
+  beginTransaction(timeoutMs: number): void {
+    this.transactionTimeoutMs = timeoutMs;
+    this.transactionDeadline = performance.now() + timeoutMs;
+  }
+
+  /** True when the connection must not be reused (a cancel request may still be on its way). */
+  endTransaction(): boolean {
+    this.transactionDeadline = undefined;
+    return this.cancelPending;
+  }
+
+  // pg's query has many forms; the ones the service uses (text or config object, values, optional
+  // callback) get a deadline. A Submittable (a cursor, a stream) is passed through as it is.
+  override query(...args: any[]): any {
+    const [config, valuesOrCallback, maybeCallback] = args;
+    if (typeof config?.submit === 'function') return (super.query as (...a: unknown[]) => unknown)(...args);
+    const callback = typeof valuesOrCallback === 'function' ? valuesOrCallback : maybeCallback;
+    const values = typeof valuesOrCallback === 'function' ? undefined : valuesOrCallback;
+    const text = typeof config === 'string' ? config : String(config?.text ?? '');
+    const outcome = this.runWithDeadline(text, () => super.query(config, values) as unknown as Promise<QueryResult>);
+    if (typeof callback !== 'function') return outcome;
+    outcome.then(
+      (result) => callback(undefined, result),
+      (error: Error) => callback(error),
+    );
+    return undefined;
+  }
+
+  private async runWithDeadline(text: string, send: () => Promise<QueryResult>): Promise<QueryResult> {
+    let limitMs = this.statementTimeoutMs;
+    let overTransaction = false;
+    // The statements that end a transaction are left to the transaction's owner (SqlDriver and the
+    // Prisma client check the time before COMMIT): refusing one would leave the transaction open.
+    if (this.transactionDeadline !== undefined && text !== 'ROLLBACK' && text !== 'COMMIT') {
+      const leftMs = this.transactionDeadline - performance.now();
+      if (leftMs <= 0) throw this.deadlineError(true);
+      if (leftMs < limitMs) {
+        limitMs = leftMs;
+        overTransaction = true;
+      }
+    }
+    let cancelled: (() => Error) | undefined;
+    let cut: NodeJS.Timeout | undefined;
+    const cancel = (reason: () => Error) => {
+      cancelled = reason;
+      this.cancelPending = true;
+      this.sendCancelRequest();
+      cut = setTimeout(() => this.connection.stream.destroy(), CANCEL_GRACE_MS);
+    };
+    // One timer per statement: most finish long before a slow one would count as waiting.
+    const waiting = this.waitingStatements;
+    let counted = false;
+    let timer: NodeJS.Timeout;
+    if (waiting && waiting.slowAfterMs < limitMs) {
+      timer = setTimeout(() => {
+        counted = waiting.enter();
+        if (!counted) cancel(() => timeoutError(QUERY_CANCELED, `canceling statement: it ran past ${waiting.slowAfterMs} ms while ${waiting.limit} other statements of this pool were waiting already`));
+        else timer = setTimeout(() => cancel(() => this.deadlineError(overTransaction)), limitMs - waiting.slowAfterMs);
+      }, waiting.slowAfterMs);
+    } else {
+      timer = setTimeout(() => cancel(() => this.deadlineError(overTransaction)), limitMs);
+    }
+    try {
+      return await send();
+    } catch (error) {
+      if (cancelled && (error as { code?: unknown }).code === QUERY_CANCELED) {
+        this.cancelPending = false;
+        throw cancelled();
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(cut);
+      if (counted) waiting?.leave();
+    }
+  }
+
+  private deadlineError(overTransaction: boolean): Error {
+    return overTransaction
+      ? timeoutError(TRANSACTION_TIMEOUT, `canceling statement: the transaction ran past TRANSACTION_TIMEOUT_MS (${this.transactionTimeoutMs} ms)`)
+      : timeoutError(QUERY_CANCELED, `canceling statement: it ran past DATABASE_STATEMENT_TIMEOUT_MS (${this.statementTimeoutMs} ms)`);
+  }
+
+  /** The protocol's CancelRequest, on a connection of its own (pg's own `cancel` has no error handling). */
+  private sendCancelRequest(): void {
+    const { processID, secretKey } = this as unknown as { processID: number | null; secretKey: number | null };
+    if (processID === null || secretKey === null) return;
+    const socket = this.host.startsWith('/') ? connectSocket(`${this.host}/.s.PGSQL.${this.port}`) : connectSocket(this.port, this.host);
+    socket.setTimeout(CANCEL_GRACE_MS, () => socket.destroy());
+    socket.on('error', () => socket.destroy());
+    socket.on('connect', () => {
+      const request = Buffer.alloc(16);
+      request.writeInt32BE(16, 0);
+      request.writeInt32BE(CANCEL_REQUEST_CODE, 4);
+      request.writeInt32BE(processID, 8);
+      request.writeInt32BE(secretKey, 12);
+      socket.end(request);
+    });
+  }
+}
