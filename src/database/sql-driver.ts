@@ -29,15 +29,16 @@ export class SqlDriver {
 
   /**
    * Runs `work` in one transaction on one connection: committed when it returns, rolled back when
-   * it throws or when it took longer than the transaction timeout (as the Prisma client does).
+   * it throws or when it took longer than the transaction timeout (as the Prisma client does), or
+   * than `timeoutMs` for work whose caller bounds it another way.
    */
-  async transaction<T>(work: (queries: SqlQueries) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (queries: SqlQueries) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     const startedAt = performance.now();
     const transaction = await this.adapter.startTransaction();
     let result: T;
     try {
       result = await work(adapterQueries(transaction));
-      if (performance.now() - startedAt > this.timeoutMs) throw new SqlTransactionTimeoutError(this.timeoutMs);
+      if (performance.now() - startedAt > timeoutMs) throw new SqlTransactionTimeoutError(timeoutMs);
     } catch (error) {
       await rollBack(transaction);
       throw error;
