@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../src/database/database';
+import { UPLOAD_CHUNK_BYTES } from '../src/modules/uploads/database-upload-storage';
 import { UploadAdmission } from '../src/modules/uploads/upload-admission';
 import { expectErrorBody } from './support/error-body';
 import { ONE_PIXEL_PNG } from './support/images';
@@ -72,7 +73,7 @@ describe('upload limits of one instance', () => {
     if (onPostgres) {
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({ size: zip.length, package: { name: 'code-review' } });
-      expect(await stored(database, tenant.organizationId)).toEqual({ uploads: 1, chunks: Math.ceil(zip.length / (64 * 1024)), bytes: zip.length });
+      expect(await stored(database, tenant.organizationId)).toEqual({ uploads: 1, chunks: Math.ceil(zip.length / UPLOAD_CHUNK_BYTES), bytes: zip.length });
     } else {
       expectErrorBody(response, 503, 'SERVICE_UNAVAILABLE', 'service_unavailable');
       expect(await stored(database, tenant.organizationId)).toEqual({ uploads: 0, chunks: 0, bytes: 0 });
@@ -90,7 +91,7 @@ describe('upload limits of one instance', () => {
     expect(await stored(database, tenant.organizationId)).toEqual({ uploads: 0, chunks: 0, bytes: 0 });
   });
 
-  it.each(['package', 'icon'] as const)('answers 408 and closes the connection when the body of a %s stalls, and keeps nothing of it', async (kind) => {
+  it.each(['package', 'icon'] as const)('answers 408 and closes the connection when the body of an upload (%s) stalls, and keeps nothing of it', async (kind) => {
     const app = await start({ UPLOAD_STALL_TIMEOUT_MS: 400 });
     const base = await listenOnLoopback(app);
     const file = kind === 'package' ? await packageOf(MIB) : pngOf(256 * 1024);
@@ -151,6 +152,6 @@ describe('the storage quota of an organization', () => {
     const statuses = await Promise.all(Array.from({ length: 12 }, (_, index) => upload(instances[index % 2], tenant, 'package', zip).then((response) => response.status)));
     expect(statuses.filter((status) => status === 201)).toHaveLength(5);
     expect(statuses.filter((status) => status === 413)).toHaveLength(7);
-    expect(await stored(database, tenant.organizationId)).toEqual({ uploads: 5, chunks: 5 * Math.ceil(zip.length / (64 * 1024)), bytes: quota });
+    expect(await stored(database, tenant.organizationId)).toEqual({ uploads: 5, chunks: 5 * Math.ceil(zip.length / UPLOAD_CHUNK_BYTES), bytes: quota });
   });
 });
