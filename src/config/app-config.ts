@@ -101,6 +101,40 @@ export class AppConfig {
   @Min(1024)
   ICON_UPLOAD_LIMIT_BYTES = 1024 * 1024;
 
+  /**
+   * Uploads one instance receives at once; one more is answered 503 with Retry-After before its
+   * body is read (docs/uploads.md).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  UPLOADS_IN_FLIGHT_LIMIT = 16;
+
+  /**
+   * Bytes of uploads one instance holds in memory at once (icons, packages on the embedded
+   * database, and the piece of a streamed package being written); an upload that would pass it is
+   * answered 503 with Retry-After and nothing of it is kept.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024 * 1024)
+  UPLOAD_BUFFER_LIMIT_BYTES = 64 * 1024 * 1024;
+
+  /** An upload whose body sends nothing for this long is answered 408 and dropped, in milliseconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  UPLOAD_STALL_TIMEOUT_MS = 10_000;
+
+  /**
+   * Bytes of uploads an organization may keep stored (until the purge removes expired ones); an
+   * upload past it is 413 UPLOAD_QUOTA_EXCEEDED. 0 turns the quota off.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  UPLOAD_STORAGE_QUOTA_BYTES = 1024 * 1024 * 1024;
+
   /** How long an upload can be applied to an expert suite (as upload_id / icon_upload_id), in seconds; served icons stay. */
   @Transform(toInt)
   @IsInt()

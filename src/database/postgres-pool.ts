@@ -1,4 +1,5 @@
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
+import { openingTransactionTimeout } from './transaction-deadline';
 import { DeadlineClient, WaitingStatements, type DeadlineSettings } from './deadline-client';
 
 /**
@@ -39,6 +40,7 @@ export interface PostgresPoolConfig extends PoolConfig, DeadlineSettings {
  * own timeout error, an outage). Both the promise and the callback form of connect are covered:
  * the Prisma adapter uses the first for a transaction, `pool.query` the second for one statement.
  * A connection checked out with the promise form (a transaction) gets the transaction's deadline
+ * (TRANSACTION_TIMEOUT_MS, or the one its opener set in openingTransactionTimeout)
  * until it is released.
  */
 export class PostgresPool extends Pool {
@@ -63,7 +65,7 @@ export class PostgresPool extends Pool {
     if (!callback) {
       return super.connect().then(
         (client) => {
-          (client as unknown as DeadlineClient).beginTransaction(this.transactionTimeoutMs);
+          (client as unknown as DeadlineClient).beginTransaction(openingTransactionTimeout.getStore() ?? this.transactionTimeoutMs);
           return this.retiringWhenCancelled(client);
         },
         (error: Error) => Promise.reject(this.explain(error)),

@@ -1,5 +1,6 @@
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import { adapterQueries, type SqlQueries } from './sql-queries';
+import { openingTransactionTimeout } from './transaction-deadline';
 
 /** A SQL transaction ran past TRANSACTION_TIMEOUT_MS, so it was rolled back instead of committed. */
 export class SqlTransactionTimeoutError extends Error {
@@ -29,15 +30,18 @@ export class SqlDriver {
 
   /**
    * Runs `work` in one transaction on one connection: committed when it returns, rolled back when
-   * it throws or when it took longer than the transaction timeout (as the Prisma client does).
+   * it throws or when it took longer than the transaction timeout (as the Prisma client does), or
+   * than `timeoutMs` for work whose caller bounds it another way.
    */
-  async transaction<T>(work: (queries: SqlQueries) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (queries: SqlQueries) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     const startedAt = performance.now();
-    const transaction = await this.adapter.startTransaction();
+    const transaction = await (timeoutMs === this.timeoutMs
+      ? this.adapter.startTransaction()
+      : openingTransactionTimeout.run(timeoutMs, () => this.adapter.startTransaction()));
     let result: T;
     try {
       result = await work(adapterQueries(transaction));
-      if (performance.now() - startedAt > this.timeoutMs) throw new SqlTransactionTimeoutError(this.timeoutMs);
+      if (performance.now() - startedAt > timeoutMs) throw new SqlTransactionTimeoutError(timeoutMs);
     } catch (error) {
       await rollBack(transaction);
       throw error;

@@ -56,10 +56,14 @@ export class TransactionHost {
     return this.prisma.$transaction((client) => this.current.run({ client, sql: clientQueries(client) }, work));
   }
 
-  /** Runs `work`, whose statements all go through `sql`, in a SQL transaction, or in the caller's transaction when there is one. */
-  withSqlTransaction<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work`, whose statements all go through `sql`, in a SQL transaction, or in the caller's
+   * transaction when there is one. `timeoutMs` replaces TRANSACTION_TIMEOUT_MS for work that is
+   * bounded otherwise (an upload received into its transaction ends with its request).
+   */
+  withSqlTransaction<T>(work: () => Promise<T>, timeoutMs?: number): Promise<T> {
     if (this.current.getStore()) return work();
     if (!this.driver) return this.withTransaction(work);
-    return this.driver.transaction((sql) => this.current.run({ client: undefined, sql }, work));
+    return this.driver.transaction((sql) => this.current.run({ client: undefined, sql }, work), timeoutMs);
   }
 }

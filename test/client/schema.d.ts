@@ -119,7 +119,7 @@ export interface paths {
          * Upload a resource package or an icon
          * @description **Required scope:** `admin.v1.expert-suites.manage`
          *
-         *     Multipart form with `kind` (`package` or `icon`) and the file in the part `file`. A package is a zip (suite.json, commands/*.md, skills/<name>/SKILL.md, connectors.json, README.md, README.zh-CN.md) checked at upload: unsafe paths, symlinks, too many entries, too much data or a suspicious compression ratio, and invalid manifests are refused with 400 (details.field `file`, details.reason invalid_archive, unsafe_path, too_many_entries, too_large or invalid_manifest) and nothing is kept. An icon is a PNG, JPEG, WebP or SVG image recognised by its content (else 400 unsupported_type). The upload can be named in a PATCH of a suite of the same organization until expires_at.
+         *     Multipart form with `kind` (`package` or `icon`) and the file in the part `file`. A package is a zip (suite.json, commands/*.md, skills/<name>/SKILL.md, connectors.json, README.md, README.zh-CN.md) checked at upload: unsafe paths, symlinks, too many entries, too much data or a suspicious compression ratio, and invalid manifests are refused with 400 (details.field `file`, details.reason invalid_archive, unsafe_path, too_many_entries, too_large or invalid_manifest) and nothing is kept. An icon is a PNG, JPEG, WebP or SVG image recognised by its content (else 400 unsupported_type). The upload can be named in a PATCH of a suite of the same organization until expires_at. Send `kind` before `file`: a package then goes to the database as it arrives instead of being held whole. Each instance receives a limited number of uploads at once and holds a limited number of their bytes (503 with Retry-After past either); a body that stops arriving is answered 408; an organization's stored uploads are limited (413 UPLOAD_QUOTA_EXCEEDED).
          */
         post: operations["createUpload"];
         delete?: never;
@@ -1441,7 +1441,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `PAYLOAD_TOO_LARGE`: The file is over the limit of its kind. */
+            /** @description - `REQUEST_TIMEOUT`: The body stopped arriving for UPLOAD_STALL_TIMEOUT_MS; nothing was kept, and the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description - `PAYLOAD_TOO_LARGE`: The file is over the limit of its kind.
+             *     - `UPLOAD_QUOTA_EXCEEDED`: The organization's stored uploads and this file would pass its storage quota; nothing was kept.
+             */
             413: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -1495,9 +1511,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            /**
+             * @description - `SERVICE_UNAVAILABLE`: This instance is receiving as many uploads, or holding as many upload bytes, as it may (Retry-After: 1); nothing was kept. Retry, perhaps on another instance.
+             *     - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later.
+             */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */

@@ -24,7 +24,14 @@ export function requestLogMiddleware(logger: Logger): RequestHandler {
     serializers: { [REQUEST_ID]: (request: IncomingMessage & { id: string }) => request.id },
     customSuccessObject: requestLine,
     customErrorObject: requestLine,
+    // A connection closed before the answer was sent is worth a look, not an alert.
+    customLogLevel: (_request, response) => (answered(response) ? 'info' : 'warn'),
   }) as unknown as RequestHandler;
+}
+
+/** The whole answer was handed to the connection (else the client closed it first). */
+function answered(response: ServerResponse): boolean {
+  return response.writableEnded;
 }
 
 function requestLine(request: IncomingMessage, response: ServerResponse) {
@@ -33,7 +40,9 @@ function requestLine(request: IncomingMessage, response: ServerResponse) {
     method: request.method,
     // The path without the query string where no route matched.
     route: routePattern(request as Request) ?? (request as Request).path,
-    status: response.statusCode,
+    // Only an answer that was sent has a status: the one set for it (201 on a create) was never seen.
+    status: answered(response) ? response.statusCode : undefined,
+    aborted: answered(response) ? undefined : true,
     duration_ms: Math.round(elapsedMs(response as Response) * 100) / 100,
     api_key_id: principal?.apiKeyId,
     organization_id: principal?.organizationId,

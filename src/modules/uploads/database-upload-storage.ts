@@ -1,6 +1,7 @@
 import { Prisma } from '../../generated/prisma/client';
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
+import type { SqlQueries } from '../../database/sql-queries';
 import { TransactionHost } from '../../database/transaction-host';
 import { UploadStorage } from './upload-storage';
 
@@ -32,9 +33,7 @@ export class DatabaseUploadStorage extends UploadStorage {
     return this.txHost.withSqlTransaction(async () => {
       // One chunk per statement: eight per statement wrote 40 % faster but doubled the peak memory.
       for (let ordinal = 0; ordinal * UPLOAD_CHUNK_BYTES < bytes.length; ordinal++) {
-        const data = bytes.subarray(ordinal * UPLOAD_CHUNK_BYTES, (ordinal + 1) * UPLOAD_CHUNK_BYTES).toString('base64');
-        await this.txHost.sql.execute(Prisma.sql`
-          INSERT INTO upload_chunks (upload_id, ordinal, data) VALUES (${uploadId}::uuid, ${ordinal}, decode(${data}, 'base64'))`);
+        await insertChunk(this.txHost.sql, uploadId, ordinal, bytes.subarray(ordinal * UPLOAD_CHUNK_BYTES, (ordinal + 1) * UPLOAD_CHUNK_BYTES));
       }
     });
   }
@@ -58,10 +57,22 @@ export class DatabaseUploadStorage extends UploadStorage {
     return Readable.from(pieces(), { objectMode: false, highWaterMark: UPLOAD_CHUNK_BYTES });
   }
 
-  private async chunk(uploadId: string, ordinal: number): Promise<Buffer | null> {
-    const rows = await this.txHost.sql.query<{ data: string }>(Prisma.sql`
-      SELECT encode(data, 'base64') AS data FROM upload_chunks WHERE upload_id = ${uploadId}::uuid AND ordinal = ${ordinal}`);
-    // encode() breaks its output into lines, which Buffer.from() skips.
-    return rows.length === 0 ? null : Buffer.from(rows[0].data, 'base64');
+  private chunk(uploadId: string, ordinal: number): Promise<Buffer | null> {
+    return selectChunk(this.txHost.sql, uploadId, ordinal);
   }
+}
+
+/** Stores piece `ordinal` of an upload (at most UPLOAD_CHUNK_BYTES) through `sql`. */
+export async function insertChunk(sql: SqlQueries, uploadId: string, ordinal: number, bytes: Buffer): Promise<void> {
+  const data = bytes.toString('base64');
+  await sql.execute(Prisma.sql`
+    INSERT INTO upload_chunks (upload_id, ordinal, data) VALUES (${uploadId}::uuid, ${ordinal}, decode(${data}, 'base64'))`);
+}
+
+/** Piece `ordinal` of an upload, or null when there is none. */
+export async function selectChunk(sql: SqlQueries, uploadId: string, ordinal: number): Promise<Buffer | null> {
+  const rows = await sql.query<{ data: string }>(Prisma.sql`
+    SELECT encode(data, 'base64') AS data FROM upload_chunks WHERE upload_id = ${uploadId}::uuid AND ordinal = ${ordinal}`);
+  // encode() breaks its output into lines, which Buffer.from() skips.
+  return rows.length === 0 ? null : Buffer.from(rows[0].data, 'base64');
 }

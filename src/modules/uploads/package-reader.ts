@@ -36,18 +36,27 @@ const UTF8_FILE_NAME_FLAG = 0x800;
 // C0 controls, DEL and C1 controls.
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
+/** A zip read a range at a time (from the database) rather than held whole. */
+export interface ArchiveSource {
+  reader: yauzl.RandomAccessReader;
+  size: number;
+}
+
 /**
- * Reads a resource package (a zip) entirely in memory, refusing what is unsafe or malformed before
- * anything is stored: unreadable archives, entries whose data does not match their CRC-32, unsafe
+ * Reads a resource package (a zip), from memory or a range at a time, refusing what is unsafe or
+ * malformed before anything is kept: unreadable archives, entries whose data does not match their CRC-32, unsafe
  * paths (absolute, `..`, backslashes, control characters), symlinks, too many entries, too much data
  * (counted while decompressing, not taken from the headers), suspicious compression ratios, and
  * manifests that do not follow the layout or hold text that cannot be stored (NUL, unpaired surrogates).
  */
-export async function readPackage(archive: Buffer): Promise<PackageContents> {
+export async function readPackage(archive: Buffer | ArchiveSource): Promise<PackageContents> {
   let zip: yauzl.ZipFile;
   try {
     // decodeStrings off: file names are checked here, so that an unsafe one is named as such.
-    zip = await yauzl.fromBufferPromise(archive, { decodeStrings: false, validateEntrySizes: true, strictFileNames: true });
+    const options = { decodeStrings: false, validateEntrySizes: true, strictFileNames: true };
+    zip = Buffer.isBuffer(archive)
+      ? await yauzl.fromBufferPromise(archive, options)
+      : await yauzl.fromRandomAccessReaderPromise(archive.reader, archive.size, options);
   } catch {
     throw reject('invalid_archive', 'is not a readable zip archive.');
   }

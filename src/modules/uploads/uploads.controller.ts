@@ -7,6 +7,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -20,7 +21,10 @@ import { CreateUploadFormDto } from './dto/create-upload.dto';
 import { UploadDto } from './dto/upload.dto';
 import { UPLOAD_KINDS } from './upload-kind';
 import { MultipartErrorsInterceptor } from './multipart-errors.interceptor';
-import { UploadsService, type ReceivedFile } from './uploads.service';
+import { UploadAdmissionInterceptor } from './upload-admission.interceptor';
+import type { ReceivedFile } from './upload-receiver';
+import { UploadsError } from './uploads.errors';
+import { UploadsService } from './uploads.service';
 import { ExpertSuitesScope } from '../expert-suites/expert-suites.scopes';
 
 // Nothing in an icon may run: no script, no plugin, no navigation, even when opened directly.
@@ -36,7 +40,7 @@ export class UploadsController {
   @Post()
   @RequireScope(ExpertSuitesScope.Manage)
   @AcceptsMultipart()
-  @UseInterceptors(MultipartErrorsInterceptor, FileInterceptor('file'))
+  @UseInterceptors(UploadAdmissionInterceptor, MultipartErrorsInterceptor, FileInterceptor('file'))
   @ApiOperation({
     operationId: 'createUpload',
     summary: 'Upload a resource package or an icon',
@@ -47,7 +51,10 @@ export class UploadsController {
       'invalid manifests are refused with 400 (details.field `file`, details.reason invalid_archive, unsafe_path, ' +
       'too_many_entries, too_large or invalid_manifest) and nothing is kept. An icon is a PNG, JPEG, WebP or SVG ' +
       'image recognised by its content (else 400 unsupported_type). The upload can be named in a PATCH of a suite ' +
-      'of the same organization until expires_at.',
+      'of the same organization until expires_at. Send `kind` before `file`: a package then goes to the database as ' +
+      'it arrives instead of being held whole. Each instance receives a limited number of uploads at once and holds a ' +
+      'limited number of their bytes (503 with Retry-After past either); a body that stops arriving is answered 408; ' +
+      "an organization's stored uploads are limited (413 UPLOAD_QUOTA_EXCEEDED).",
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -65,8 +72,19 @@ export class UploadsController {
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'Missing or bad kind, missing file, or a refused package or icon (details.field file, details.reason why).'],
     [ErrorCode.PAYLOAD_TOO_LARGE, 'The file is over the limit of its kind.'],
+    [UploadsError.UPLOAD_QUOTA_EXCEEDED, "The organization's stored uploads and this file would pass its storage quota; nothing was kept."],
     [ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body is not multipart/form-data.'],
+    [ErrorCode.REQUEST_TIMEOUT, 'The body stopped arriving for UPLOAD_STALL_TIMEOUT_MS; nothing was kept, and the connection is closed.'],
+    [
+      ErrorCode.SERVICE_UNAVAILABLE,
+      'This instance is receiving as many uploads, or holding as many upload bytes, as it may (Retry-After: 1); nothing was kept. Retry, perhaps on another instance.',
+      'UPLOADS_BUSY',
+    ],
   )
+  @ApiResponse({
+    status: 503,
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } },
+  })
   create(
     @Body() form: CreateUploadFormDto,
     @UploadedFile() file: ReceivedFile | undefined,

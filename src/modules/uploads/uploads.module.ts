@@ -5,6 +5,8 @@ import { DatabaseUploadStorage } from './database-upload-storage';
 import { largestUploadBytes } from './multipart-errors.interceptor';
 import { UploadLookupService } from './upload-lookup.service';
 import { UploadPurger } from './upload-purger';
+import { UploadReceiver } from './upload-receiver';
+import { UploadReceivingModule } from './upload-receiving.module';
 import { UploadStorage } from './upload-storage';
 import { UploadsController } from './uploads.controller';
 import { UploadsService } from './uploads.service';
@@ -17,13 +19,16 @@ import { UploadsService } from './uploads.service';
 @Module({
   imports: [
     MulterModule.registerAsync({
-      inject: [AppConfig],
-      // In memory: a file is checked whole (the zip is read from its central directory at the end)
-      // before it is stored, and is at most the larger upload limit; it is then stored piece by piece.
-      useFactory: (config: AppConfig) => ({
+      imports: [UploadReceivingModule],
+      inject: [AppConfig, UploadReceiver],
+      // Packages are streamed into the database where it has a pool, the rest held in memory
+      // (UploadReceiver); in both cases a file is checked whole before it is kept.
+      useFactory: (config: AppConfig, storage: UploadReceiver) => ({
+        storage,
         limits: { fileSize: largestUploadBytes(config), files: 1, fields: 4, fieldSize: 1024, parts: 5 },
       }),
     }),
+    UploadReceivingModule,
   ],
   controllers: [UploadsController],
   providers: [

@@ -1,0 +1,58 @@
+import type { SqlQueries } from '../../database/sql-queries';
+import type { TransactionHost } from '../../database/transaction-host';
+
+/** Thrown inside the held transaction to roll it back; never leaves this module. */
+class RollBack extends Error {}
+
+/**
+ * A SQL transaction kept open across callbacks, for work that begins in one place (the multipart
+ * body arriving) and ends in another (the service deciding to keep the upload): its statements go
+ * through `sql`, and it ends with exactly one of `commit()` or `rollBack()` (later calls are no-ops).
+ * Its length is bounded by the caller (an upload's request), not by TRANSACTION_TIMEOUT_MS.
+ */
+export class HeldTransaction {
+  private decide!: (keep: boolean) => void;
+  private ended: Promise<void> | undefined;
+
+  private constructor(
+    readonly sql: SqlQueries,
+    private readonly outcome: Promise<void>,
+  ) {}
+
+  static async begin(txHost: TransactionHost): Promise<HeldTransaction> {
+    let opened!: (sql: SqlQueries) => void;
+    let decision!: Promise<boolean>;
+    let decide!: (keep: boolean) => void;
+    const sqlReady = new Promise<SqlQueries>((resolve) => (opened = resolve));
+    decision = new Promise<boolean>((resolve) => (decide = resolve));
+    const outcome = txHost.withSqlTransaction(async () => {
+      opened(txHost.sql);
+      if (!(await decision)) throw new RollBack();
+    }, Number.POSITIVE_INFINITY);
+    // Opening can fail (no connection): then the outcome settles before the sql is handed over.
+    const sql = await Promise.race([sqlReady, outcome.then(() => Promise.reject(new Error('The transaction ended before it opened')))]);
+    const held = new HeldTransaction(sql, outcome);
+    held.decide = decide;
+    return held;
+  }
+
+  /** Commits what was written; rejects (and nothing is kept) when the commit fails. */
+  commit(): Promise<void> {
+    return this.end(true);
+  }
+
+  /** Rolls back; never rejects (a broken connection has rolled the transaction back already). */
+  async rollBack(): Promise<void> {
+    await this.end(false).catch(() => undefined);
+  }
+
+  private end(keep: boolean): Promise<void> {
+    if (!this.ended) {
+      this.decide(keep);
+      this.ended = this.outcome.catch((error: unknown) => {
+        if (!(error instanceof RollBack)) throw error;
+      });
+    }
+    return this.ended;
+  }
+}
