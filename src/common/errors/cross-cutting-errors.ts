@@ -17,7 +17,7 @@ const JSON_BODY_ERRORS: DocumentedError[] = [
 const scopedOperationErrors = (scope: string): DocumentedError[] => [
   [ErrorCode.UNAUTHENTICATED, 'The Authorization header is missing or malformed, or the API key is unknown or revoked.'],
   [ErrorCode.INSUFFICIENT_SCOPE, `The API key lacks the scope ${scope}.`],
-  [ErrorCode.RATE_LIMITED, 'The API key spent its requests per minute; retry after Retry-After seconds.'],
+  [ErrorCode.RATE_LIMITED, 'The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds.'],
   [ErrorCode.SERVICE_UNAVAILABLE, 'The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later.'],
 ];
 
