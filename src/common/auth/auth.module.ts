@@ -5,6 +5,7 @@ import { AppConfig } from '../../config/app-config';
 import { Clock } from '../clock';
 import { RedisThrottlerStorage } from '../rate-limit/redis-throttler-storage';
 import { JsonBodyGuard } from '../http/json-body.guard';
+import { QueryParametersGuard } from '../http/query-parameters.guard';
 import { ApiKeyAuthGuard } from './api-key-auth.guard';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
 import { ApiKeyRevocations } from './api-key-revocations';
@@ -16,8 +17,9 @@ import { VerifiedKeyCache } from './verified-key-cache';
 const ONE_MINUTE_MS = 60_000;
 
 /**
- * Global guards run in the order listed: authenticate, rate-limit by key, check the scope, then
- * read the JSON body (so that 401, 429 and 403 are decided before a byte of the body is read).
+ * Global guards run in the order listed: authenticate, rate-limit by key, check the scope, refuse
+ * unknown query parameters, then read the JSON body (so that 401, 429 and 403 are decided before
+ * a byte of the body is read).
  */
 @Module({
   imports: [
@@ -38,6 +40,7 @@ const ONE_MINUTE_MS = 60_000;
     { provide: APP_GUARD, useClass: ApiKeyAuthGuard },
     { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
     { provide: APP_GUARD, useClass: ScopeGuard },
+    { provide: APP_GUARD, useClass: QueryParametersGuard },
     { provide: APP_GUARD, useClass: JsonBodyGuard },
   ],
 })

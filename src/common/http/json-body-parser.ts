@@ -2,7 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import express, { type Request, type Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
-import { exceedsNestingDepth, MAX_JSON_NESTING } from '../json/nesting-depth';
+import { findDuplicateMember } from '../json/duplicate-members';
+import { MAX_JSON_NESTING, scanJsonText } from '../json/nesting-depth';
 import { bodyReadError } from './body-read-errors';
 
 const CONTENT_ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br']);
@@ -17,7 +18,8 @@ export type JsonBodyReader = (request: Request, response: Response) => Promise<v
  * decodes with iconv-lite, which turns invalid UTF-8 into U+FFFD without a word, it accepts any
  * `utf-*` charset, and it has no depth limit. So body-parser only reads the bytes (its `raw` parser:
  * size limit, Content-Encoding), and the parse step is ours: strict UTF-8, a depth limit checked on
- * the text before parsing, then JSON.parse. Called by JsonBodyGuard, after authentication, the rate
+ * the text before parsing, then JSON.parse, and no member name twice in one object (JSON.parse
+ * would keep the last). Called by JsonBodyGuard, after authentication, the rate
  * limit and the scope: a request refused by those is never read, inflated or parsed. The caller
  * has decided that the body is declared as JSON.
  */
@@ -52,7 +54,8 @@ export function parseJson(bytes: Buffer): unknown {
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === BYTE_ORDER_MARK) text = text.slice(1);
   if (text.length === 0) return {};
-  if (exceedsNestingDepth(text)) throw invalidJson(`The request body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.`);
+  const shape = scanJsonText(text);
+  if (shape.tooDeep) throw invalidJson(`The request body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -60,6 +63,8 @@ export function parseJson(bytes: Buffer): unknown {
     throw invalidJson('The request body is not valid JSON.');
   }
   if (typeof value !== 'object' || value === null) throw invalidJson('The request body must be a JSON object.');
+  const duplicate = findDuplicateMember(text, value, shape.members);
+  if (duplicate !== undefined) throw AppError.validation(duplicate, 'duplicate', `${duplicate}: the member name appears more than once in its object.`);
   return value;
 }
 
