@@ -9,6 +9,7 @@ import { useCors } from './common/http/cors';
 import { answerHttpParserErrors } from './common/http/http-parser-errors';
 import { JsonReplyExpressAdapter } from './common/http/json-reply.adapter';
 import { middlewareSequence } from './common/http/middleware-sequence';
+import { refuseInvalidHostHeader } from './common/http/host-header';
 import { refuseUndecodableQueryString } from './common/http/query-string';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestTimingMiddleware } from './common/http/request-timing';
@@ -49,6 +50,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
       ...(logsRequests ? [requestLogMiddleware(logger)] : []),
       ...(countsRequests ? [httpMetricsMiddleware(app.get(Metrics))] : []),
       refuseUndecodableQueryString,
+      refuseInvalidHostHeader,
       securityHeadersMiddleware(),
       closeConnectionsWhileDraining(app.get(Readiness)),
     ),
