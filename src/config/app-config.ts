@@ -253,8 +253,8 @@ export class AppConfig {
 
   /**
    * Address clients reach the service at, without a trailing slash: used in the addresses the service
-   * hands out (icon_url) and the start-up message. Unset: the scheme and Host of each request (set it
-   * behind a proxy).
+   * hands out (icon_url) and the start-up message. Unset: the scheme and Host of each request, checked
+   * (a Host that is not a host is 400; from X-Forwarded-Proto only http or https); set it behind a proxy.
    * @example https://admin-api.example.com
    */
   @Transform(emptyToUndefined)
