@@ -1,11 +1,5 @@
 import { joinPath } from './find-in-json';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './nesting-depth';
 const WHITE_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const END_OF_LITERAL = new Set([0x2c, CLOSE_BRACE, CLOSE_BRACKET, ...WHITE_SPACE]);
 

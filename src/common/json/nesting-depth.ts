@@ -1,12 +1,13 @@
 /** Deepest nesting of arrays and objects a JSON document may have (the API's bodies need 3). */
 export const MAX_JSON_NESTING = 64;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+/** Character codes of JSON's structure (also read by duplicate-members.ts). */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
 
 const COLON = 0x3a;
 
