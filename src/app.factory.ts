@@ -7,9 +7,9 @@ import { closeConnectionsWhileDraining } from './common/lifecycle/graceful-shutd
 import { Readiness } from './common/lifecycle/readiness';
 import { useCors } from './common/http/cors';
 import { answerHttpParserErrors } from './common/http/http-parser-errors';
-import { useJsonBodyParser } from './common/http/json-body-parser';
 import { JsonReplyExpressAdapter } from './common/http/json-reply.adapter';
 import { middlewareSequence } from './common/http/middleware-sequence';
+import { refuseInvalidHostHeader } from './common/http/host-header';
 import { refuseUndecodableQueryString } from './common/http/query-string';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestTimingMiddleware } from './common/http/request-timing';
@@ -42,7 +42,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   const logger = app.get<PinoLogger>(APP_LOGGER);
   const logsRequests = logger.isLevelEnabled('info');
   const countsRequests = options.config.METRICS_PORT !== undefined;
-  // Before the body parser, so that even a rejected body gets its X-Request-Id, its log line and its count.
+  // Before routing, so that even a refused request gets its X-Request-Id, its log line and its count.
   app.use(
     middlewareSequence(
       ...(logsRequests || countsRequests ? [requestTimingMiddleware] : []),
@@ -50,12 +50,12 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
       ...(logsRequests ? [requestLogMiddleware(logger)] : []),
       ...(countsRequests ? [httpMetricsMiddleware(app.get(Metrics))] : []),
       refuseUndecodableQueryString,
+      refuseInvalidHostHeader,
       securityHeadersMiddleware(),
       closeConnectionsWhileDraining(app.get(Readiness)),
     ),
   );
   useCors(app, options.config.corsOrigins);
-  useJsonBodyParser(app, options.config.JSON_BODY_LIMIT_BYTES);
   const server = app.getHttpServer();
   server.keepAliveTimeout = options.config.HTTP_KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = options.config.HTTP_HEADERS_TIMEOUT_MS;

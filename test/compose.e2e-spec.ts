@@ -207,9 +207,17 @@ describeWithNginx("compose/proxy.conf in nginx, in front of two replicas", () =>
   });
 
   it('lets bodies up to the largest upload through, so that the service answers a too-large body with its own error', async () => {
+    // A body is read only for a valid key: the first replica's, made known to the second one's
+    // database (embedded, each has its own; on PostgreSQL they share the file's).
+    const [first, second] = replicas;
+    const key = await first.database.prisma.apiKey.findUniqueOrThrow({ where: { id: first.tenant.apiKeyId }, include: { organization: true } });
+    if (!(await second.database.prisma.apiKey.findUnique({ where: { id: key.id } }))) {
+      await second.database.prisma.organization.create({ data: { id: key.organization.id, name: key.organization.name } });
+      await second.database.prisma.apiKey.create({ data: { id: key.id, organizationId: key.organizationId, keyHash: key.keyHash, keyPrefix: key.keyPrefix, scopes: key.scopes } });
+    }
     const answer = await fetch(`${proxyUrl}/api/openapi/v1/departments`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: first.tenant.bearer, 'idempotency-key': 'compose-large-body' },
       body: JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) }),
     });
     expect(answer.status).toBe(413);

@@ -168,9 +168,15 @@ describe('foundation: auth, errors, request ids, health, OpenAPI', () => {
 
   describe('access log', () => {
     it('logs method, path, status and request id of each request, and never the key', async () => {
-      await fixture.http().get('/probe/quota-read?token=abc').set('Authorization', fixture.tenant.bearer).set('X-Request-Id', 'log-check-1').expect(200);
-      const lines = logs.entries().filter((entry) => entry.request_id === 'log-check-1');
-      expect(lines).toEqual([expect.objectContaining({ method: 'GET', route: '/probe/quota-read', status: 200, duration_ms: expect.any(Number) })]);
+      await fixture.http().get('/probe/quota-read').set('Authorization', fixture.tenant.bearer).set('X-Request-Id', 'log-check-1').expect(200);
+      // The route takes no token parameter (400), and the line still holds no query string.
+      await fixture.http().get('/probe/quota-read?token=abc').set('Authorization', fixture.tenant.bearer).set('X-Request-Id', 'log-check-2').expect(400);
+      const lines = logs.entries().filter((entry) => entry.request_id === 'log-check-1' || entry.request_id === 'log-check-2');
+      expect(lines).toEqual([
+        expect.objectContaining({ method: 'GET', route: '/probe/quota-read', status: 200, duration_ms: expect.any(Number) }),
+        expect.objectContaining({ method: 'GET', route: '/probe/quota-read', status: 400 }),
+      ]);
+      expect(logs.text()).not.toContain('token=abc');
       expect(logs.text()).not.toContain(fixture.tenant.apiKey);
     });
   });

@@ -164,7 +164,7 @@ describe('GET /api/openapi/v1/metering-policy', () => {
     const document = (await fixture.app.http().get('/docs-json').expect(200)).body;
     const operation = document.paths[PATH].get;
     expect(operation['x-required-scope']).toBe(QuotaScope.Read);
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '403', '429', '500', '503']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     const schema = document.components.schemas.MeteringPolicyDto;
     expect(Object.keys(schema.properties).sort()).toEqual(['cycle_mode', 'data_as_of', 'data_status', 'next_reset_at', 'updated_at']);
     expect(schema.properties.data_status.enum).toEqual(['fresh', 'stale']);

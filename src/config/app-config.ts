@@ -206,6 +206,16 @@ export class AppConfig {
   RATE_LIMIT_PER_MINUTE = 600;
 
   /**
+   * Requests per minute that fail authentication (401) from one client address (under TRUST_PROXY the
+   * address taken from `X-Forwarded-For`); past it that address's requests without a valid key get
+   * 429 for a minute. Counted with the per-key limits (in Redis when REDIS_URL is set). 0 turns it off.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  AUTH_FAILURE_LIMIT_PER_MINUTE = 60;
+
+  /**
    * Redis that holds the rate-limit counters (`rediss://` for TLS), so that all instances share each
    * key's budget; unset: each instance counts in its own memory (N instances allow N × the limit).
    * While Redis is unreachable the instance counts in memory and keeps serving, and goes back to Redis
@@ -291,8 +301,8 @@ export class AppConfig {
 
   /**
    * Address clients reach the service at, without a trailing slash: used in the addresses the service
-   * hands out (icon_url) and the start-up message. Unset: the scheme and Host of each request (set it
-   * behind a proxy).
+   * hands out (icon_url) and the start-up message. Unset: the scheme and Host of each request, checked
+   * (a Host that is not a host is 400; from X-Forwarded-Proto only http or https); set it behind a proxy.
    * @example https://admin-api.example.com
    */
   @Transform(emptyToUndefined)

@@ -589,14 +589,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `RATE_LIMITED`: The API key spent its requests per minute; retry after Retry-After seconds. */
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
             429: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
                     RateLimit?: string;
-                    /** @description Seconds until the API key may call again. */
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -765,14 +765,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `RATE_LIMITED`: The API key spent its requests per minute; retry after Retry-After seconds. */
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
             429: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
                     RateLimit?: string;
-                    /** @description Seconds until the API key may call again. */
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -881,14 +881,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `RATE_LIMITED`: The API key spent its requests per minute; retry after Retry-After seconds. */
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
             429: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
                     RateLimit?: string;
-                    /** @description Seconds until the API key may call again. */
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1015,14 +1015,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `RATE_LIMITED`: The API key spent its requests per minute; retry after Retry-After seconds. */
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
             429: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
                     RateLimit?: string;
-                    /** @description Seconds until the API key may call again. */
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1062,6 +1062,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Only `*` (RFC 9110): change the suite only if it does not exist, which for a PATCH is never, so the answer is 412 PRECONDITION_FAILED (404 when there is no such suite) and nothing changes. Any other value is 400 `invalid_format`. */
+                "If-None-Match"?: string;
                 /** @description Another way to state the expected revision (RFC 9110): the suite's ETag, `"<revision>"`, or `*` for any. A stale tag is 412 PRECONDITION_FAILED (details.suggestion: the current revision). A weak tag, a list or anything else is 400 `invalid_format`; a tag that names another revision than `expected_revision` is 400 `conflicting_fields`. */
                 "If-Match"?: string;
             };
@@ -1160,7 +1162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `PRECONDITION_FAILED`: If-Match names another revision than the stored one (details.suggestion is the current one); nothing changed. */
+            /** @description - `PRECONDITION_FAILED`: If-Match names another revision than the stored one (details.suggestion is the current one), or If-None-Match is * and the suite exists; nothing changed. */
             412: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -1217,14 +1219,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `RATE_LIMITED`: The API key spent its requests per minute; retry after Retry-After seconds. */
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
             429: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
                     RateLimit?: string;
-                    /** @description Seconds until the API key may call again. */
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1326,14 +1328,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `RATE_LIMITED`: The API key spent its requests per minute; retry after Retry-After seconds. */
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
             429: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
                     RateLimit?: string;
-                    /** @description Seconds until the API key may call again. */
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1483,14 +1485,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `RATE_LIMITED`: The API key spent its requests per minute; retry after Retry-After seconds. */
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
             429: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
                     RateLimit?: string;
-                    /** @description Seconds until the API key may call again. */
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1614,6 +1616,19 @@ export interface operations {
                     "application/json": components["schemas"]["MeteringPolicyDto"];
                 };
             };
+            /** @description - `VALIDATION_FAILED`: A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
             401: {
                 headers: {
@@ -1636,14 +1651,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `RATE_LIMITED`: The API key spent its requests per minute; retry after Retry-After seconds. */
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
             429: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
                     RateLimit?: string;
-                    /** @description Seconds until the API key may call again. */
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

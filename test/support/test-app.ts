@@ -35,6 +35,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       DATA_DIR: 'memory://',
       LOG_LEVEL: 'error',
       RATE_LIMIT_PER_MINUTE: 0,
+      AUTH_FAILURE_LIMIT_PER_MINUTE: 0,
       ...overrides,
     },
   );

@@ -5,18 +5,21 @@ import { AppConfig } from '../../config/app-config';
 import { Clock } from '../clock';
 import { RedisThrottlerStorage } from '../rate-limit/redis-throttler-storage';
 import { JsonBodyGuard } from '../http/json-body.guard';
+import { QueryParametersGuard } from '../http/query-parameters.guard';
 import { ApiKeyAuthGuard } from './api-key-auth.guard';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
 import { ApiKeyRevocations } from './api-key-revocations';
 import { ApiKeyThrottlerGuard } from './api-key-throttler.guard';
+import { AuthFailureLimiter } from './auth-failure-limiter';
 import { ScopeGuard } from './scope.guard';
 import { VerifiedKeyCache } from './verified-key-cache';
 
 const ONE_MINUTE_MS = 60_000;
 
 /**
- * Global guards run in the order listed: authenticate, rate-limit by key, check the scope, then
- * the body's media type (so that 401, 429 and 403 come before 415).
+ * Global guards run in the order listed: authenticate, rate-limit by key, check the scope, refuse
+ * unknown query parameters, then read the JSON body (so that 401, 429 and 403 are decided before
+ * a byte of the body is read).
  */
 @Module({
   imports: [
@@ -24,8 +27,8 @@ const ONE_MINUTE_MS = 60_000;
       inject: [AppConfig, Clock],
       useFactory: async (config: AppConfig, clock: Clock) => ({
         throttlers: [{ name: 'default', ttl: ONE_MINUTE_MS, limit: config.RATE_LIMIT_PER_MINUTE }],
-        // Without Redis (or without a limit) the package's in-memory storage: each instance counts on its own.
-        storage: config.REDIS_URL && config.RATE_LIMIT_PER_MINUTE > 0 ? await RedisThrottlerStorage.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, clock) : undefined,
+        // Without Redis (or without any limit) the package's in-memory storage: each instance counts on its own.
+        storage: config.REDIS_URL && (config.RATE_LIMIT_PER_MINUTE > 0 || config.AUTH_FAILURE_LIMIT_PER_MINUTE > 0) ? await RedisThrottlerStorage.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX, clock) : undefined,
       }),
     }),
   ],
@@ -33,9 +36,11 @@ const ONE_MINUTE_MS = 60_000;
     VerifiedKeyCache,
     ApiKeyRevocations,
     ApiKeyAuthenticator,
+    AuthFailureLimiter,
     { provide: APP_GUARD, useClass: ApiKeyAuthGuard },
     { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
     { provide: APP_GUARD, useClass: ScopeGuard },
+    { provide: APP_GUARD, useClass: QueryParametersGuard },
     { provide: APP_GUARD, useClass: JsonBodyGuard },
   ],
 })

@@ -7,6 +7,7 @@ import { isUnstorableText } from '../../database/prisma-errors';
 import { AppError } from './app-error';
 import { ErrorCode, errorTypeForStatus } from './error-code';
 import type { ErrorBodyDto } from './error-body.dto';
+import { loggablePath } from '../logging/loggable-path';
 
 const CODE_BY_HTTP_STATUS: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.BAD_REQUEST]: ErrorCode.VALIDATION_FAILED,
@@ -51,7 +52,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
     if (appError.status >= 500 && appError.code === ErrorCode.INTERNAL_ERROR) {
       this.logger.error(
-        `${request.method} ${request.path} failed (request ${String(response.getHeader(REQUEST_ID_HEADER) ?? '-')})`,
+        `${request.method} ${loggablePath(request)} failed (request ${String(response.getHeader(REQUEST_ID_HEADER) ?? '-')})`,
         exception instanceof Error ? exception.stack : String(exception),
       );
     }
@@ -80,7 +81,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     // A backstop: validation refuses such text with the field named; reaching here means it missed one.
     if (isUnstorableText(exception)) {
-      this.logger.warn(`${request.method} ${request.path}: the database refused text as unstorable; a validation rule let it through`);
+      this.logger.warn(`${request.method} ${loggablePath(request)}: the database refused text as unstorable; a validation rule let it through`);
       return new AppError(ErrorCode.VALIDATION_FAILED, UNSTORABLE_TEXT_DETAIL);
     }
 

@@ -17,20 +17,21 @@ const JSON_BODY_ERRORS: DocumentedError[] = [
 const scopedOperationErrors = (scope: string): DocumentedError[] => [
   [ErrorCode.UNAUTHENTICATED, 'The Authorization header is missing or malformed, or the API key is unknown or revoked.'],
   [ErrorCode.INSUFFICIENT_SCOPE, `The API key lacks the scope ${scope}.`],
-  [ErrorCode.RATE_LIMITED, 'The API key spent its requests per minute; retry after Retry-After seconds.'],
+  [ErrorCode.RATE_LIMITED, 'The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds.'],
   [ErrorCode.SERVICE_UNAVAILABLE, 'The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later.'],
 ];
 
-/** Raised by the error filter for anything unforeseen: every operation. */
-const UNEXPECTED_ERRORS: DocumentedError[] = [
+/** Raised for every operation: a query parameter it does not take, a Host header that is no host, anything unforeseen. */
+const EVERY_OPERATION_ERRORS: DocumentedError[] = [
+  [ErrorCode.VALIDATION_FAILED, 'A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it.'],
   [ErrorCode.INTERNAL_ERROR, 'An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it.'],
 ];
 
 /**
  * Documents the errors of the global layers once, for every operation they apply to, so that a
  * handler declares only its own: JSON body errors where an operation takes a JSON body, and
- * authentication, scope, rate limit and database errors where it needs a key, and the unexpected
- * fault everywhere. An example an operation documents itself (a 503 with its own wording, say) is kept.
+ * authentication, scope, rate limit and database errors where it needs a key, and an unknown query
+ * parameter, an invalid Host and the unexpected fault everywhere. An example an operation documents itself (a 503 with its own wording, say) is kept.
  */
 export function documentCrossCuttingErrors(document: OpenAPIObject): void {
   for (const pathItem of Object.values(document.paths)) {
@@ -40,7 +41,7 @@ export function documentCrossCuttingErrors(document: OpenAPIObject): void {
       if (takesJsonBody(operation)) errors.push(...JSON_BODY_ERRORS);
       const scope = (operation as unknown as Record<string, unknown>)[REQUIRED_SCOPE_EXTENSION];
       if (typeof scope === 'string') errors.push(...scopedOperationErrors(scope));
-      errors.push(...UNEXPECTED_ERRORS);
+      errors.push(...EVERY_OPERATION_ERRORS);
       addErrorResponses(operation, errors);
     }
   }

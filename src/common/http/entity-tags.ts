@@ -1,7 +1,10 @@
 import { AppError } from '../errors/app-error';
 
-/** What an `If-Match` header asks for: any current representation, or this revision. */
-export type RevisionPrecondition = { kind: 'any' } | { kind: 'revision'; revision: number };
+/**
+ * What a write's precondition asks for: any current representation (`If-Match: *`), this revision
+ * (`If-Match: "3"`), or none at all (`If-None-Match: *`, which an existing resource fails).
+ */
+export type RevisionPrecondition = { kind: 'any' } | { kind: 'revision'; revision: number } | { kind: 'absent' };
 
 const STRONG_REVISION_TAG = /^"([1-9]\d{0,15})"$/;
 
@@ -24,6 +27,18 @@ export function parseIfMatch(header: string | undefined): RevisionPrecondition |
     throw AppError.validation('If-Match', 'invalid_format', 'If-Match: must be * or one strong entity tag holding a revision, such as "3" (the ETag of the resource).');
   }
   return { kind: 'revision', revision };
+}
+
+/**
+ * Reads `If-None-Match` on a write (RFC 9110, 13.1.2): `*` asks that the write happen only where
+ * the resource has no current representation, so a PATCH of an existing one fails it (412). A
+ * list of tags is refused (400 `invalid_format`, details.field `If-None-Match`) rather than
+ * ignored: `If-Match` is how a write names the revision it expects. Absent: false.
+ */
+export function ifNoneMatchAnyOnWrite(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  throw AppError.validation('If-None-Match', 'invalid_format', 'If-None-Match: a write takes only * (send the ETag as If-Match to change a known revision).');
 }
 
 /**

@@ -1,10 +1,11 @@
 import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { AppConfig } from '../../config/app-config';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { routeMetadata } from '../routing/route-metadata';
-import { isJsonBody } from './json-body-parser';
+import { jsonBodyReader, type JsonBodyReader } from './json-body-parser';
 
 const ACCEPTS_MULTIPART = 'http:accepts-multipart';
 
@@ -14,31 +15,39 @@ export const AcceptsMultipart = () => SetMetadata(ACCEPTS_MULTIPART, true);
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * A write that carries a body must send it as a JSON object (or multipart where the route says
- * so); another media type is 415 rather than being silently read as an empty body. A guard, not an
- * interceptor: it runs after the auth guards (401, 429 and 403 come first) and adds no per-request
- * observable chain to routes that have no interceptor of their own.
+ * Reads the body of a write: it must be a JSON object (or multipart where the route says so, which
+ * the route's own interceptor reads); another media type is 415 rather than being silently read as
+ * an empty body. The last global guard, so the body is read only once authentication, the rate
+ * limit and the scope have let the request through (401, 429 and 403 come first and cost no
+ * decoding); a guard, not an interceptor, so that routes without a body run no observable chain.
+ * Bodies of other methods are never read (Node discards them).
  */
 @Injectable()
 export class JsonBodyGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  private readonly readJsonBody: JsonBodyReader;
 
-  canActivate(context: ExecutionContext): boolean {
+  constructor(
+    private readonly reflector: Reflector,
+    config: AppConfig,
+  ) {
+    this.readJsonBody = jsonBodyReader(config.JSON_BODY_LIMIT_BYTES);
+  }
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
-    if (METHODS_WITH_BODY.has(request.method) && hasBody(request)) {
-      const multipart = routeMetadata<boolean>(this.reflector, ACCEPTS_MULTIPART, context) === true;
-      const accepted = multipart ? request.is('multipart/form-data') : isJsonBody(request);
-      if (!accepted) {
-        throw new AppError(
-          ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-          multipart ? 'The request body must be multipart/form-data.' : 'The request body must be application/json.',
-        );
-      }
-      // The JSON parser also accepts a top-level array, which no operation takes.
-      if (!multipart && Array.isArray(request.body)) {
-        throw AppError.validation('body', 'invalid_type', 'The request body must be a JSON object.');
-      }
+    if (!METHODS_WITH_BODY.has(request.method) || !hasBody(request)) return true;
+    if (routeMetadata<boolean>(this.reflector, ACCEPTS_MULTIPART, context) === true) {
+      if (!request.is('multipart/form-data')) throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be multipart/form-data.');
+      return true;
     }
+    if (!request.is('application/json')) throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be application/json.');
+    return this.readJsonObject(request, context.switchToHttp().getResponse<Response>());
+  }
+
+  private async readJsonObject(request: Request, response: Response): Promise<boolean> {
+    await this.readJsonBody(request, response);
+    // The JSON parser also accepts a top-level array, which no operation takes.
+    if (Array.isArray(request.body)) throw AppError.validation('body', 'invalid_type', 'The request body must be a JSON object.');
     return true;
   }
 }

@@ -7,12 +7,17 @@ import type { Response } from 'express';
  * the Content-Type, then parses it again (content-type, mime-types) to add the charset, on every
  * answer, a measurable share of a cached metering answer's CPU (docs/performance.md).
  * Sends what res.json would, byte for byte. Everything res.send decides more about (a HEAD request,
- * a conditional request that may be answered 304, a body without content, a Content-Type the
- * handler chose, streams) goes through Express as before.
+ * a conditional request on an answer with an ETag, which may be answered 304, a body without
+ * content, a Content-Type the handler chose, streams) goes through Express as before.
  */
 export class JsonReplyExpressAdapter extends ExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
-    if (!repliesJsonDirectly(response, body, statusCode)) return super.reply(response, body, statusCode);
+    if (!repliesJsonDirectly(response, body, statusCode)) {
+      // Express would answer 304 to `If-None-Match: *` on any answer; one without an entity tag
+      // is never a 304 (docs/reading.md).
+      if (response.getHeader('ETag') === undefined) Object.defineProperty(response.req, 'fresh', { value: false });
+      return super.reply(response, body, statusCode);
+    }
     if (statusCode) response.statusCode = statusCode;
     const json = JSON.stringify(body);
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -27,5 +32,6 @@ function repliesJsonDirectly(response: Response, body: unknown, statusCode: numb
   const status = statusCode ?? response.statusCode;
   if (status === 204 || status === 304) return false;
   const { method, headers } = response.req;
-  return method !== 'HEAD' && headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined;
+  if (method === 'HEAD') return false;
+  return response.getHeader('ETag') === undefined || (headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined);
 }

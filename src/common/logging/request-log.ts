@@ -5,13 +5,14 @@ import { pinoHttp } from 'pino-http';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { elapsedMs } from '../http/request-timing';
 import { routePattern } from '../http/route-pattern';
+import { loggablePath } from './loggable-path';
 
 const REQUEST_ID = 'request_id';
 
 /**
  * One line per finished request (pino-http): request id, method, route pattern, status, duration,
  * and the API key and organization once authenticated. Nothing else of the request or the
- * response: no headers (Authorization), no body, no query string.
+ * response: no headers (Authorization), no body, no query string, no API key put into a path.
  */
 export function requestLogMiddleware(logger: Logger): RequestHandler {
   return pinoHttp({
@@ -38,8 +39,8 @@ function requestLine(request: IncomingMessage, response: ServerResponse) {
   const { principal } = request as AuthenticatedRequest;
   return {
     method: request.method,
-    // The path without the query string where no route matched.
-    route: routePattern(request as Request) ?? (request as Request).path,
+    // Where no route matched, the path without the query string, API keys redacted.
+    route: routePattern(request as Request) ?? loggablePath(request as Request),
     // Only an answer that was sent has a status: the one set for it (201 on a create) was never seen.
     status: answered(response) ? response.statusCode : undefined,
     aborted: answered(response) ? undefined : true,

@@ -14,7 +14,7 @@ const RATE_LIMIT_HEADERS: HeadersObject = {
 };
 
 const RETRY_AFTER_HEADER: HeadersObject = {
-  'Retry-After': { description: 'Seconds until the API key may call again.', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': { description: 'Seconds until the API key (or, for requests without a valid key, the client address) may call again.', schema: { type: 'integer', minimum: 0 } },
 };
 
 /**

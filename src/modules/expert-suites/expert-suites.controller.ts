@@ -7,7 +7,7 @@ import { ApiErrorResponses } from '../../common/errors/api-error-responses.decor
 import { ErrorCode } from '../../common/errors/error-code';
 import { ApiJsonBody } from '../../common/openapi/api-json-body.decorator';
 import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
-import { ifNoneMatchHolds, parseIfMatch, revisionETag } from '../../common/http/entity-tags';
+import { ifNoneMatchAnyOnWrite, ifNoneMatchHolds, parseIfMatch, revisionETag } from '../../common/http/entity-tags';
 import { AppConfig } from '../../config/app-config';
 import { ExpertSuiteDto } from './dto/expert-suite.dto';
 import { ExpertSuitePageDto } from './dto/expert-suite-page.dto';
@@ -74,13 +74,20 @@ export class ExpertSuitesController {
       value: { upload_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', status: 'published' },
     },
   })
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description:
+      'Only `*` (RFC 9110): change the suite only if it does not exist, which for a PATCH is never, so the answer is 412 ' +
+      'PRECONDITION_FAILED (404 when there is no such suite) and nothing changes. Any other value is 400 `invalid_format`.',
+  })
   @ApiOkResponse({ type: ExpertSuiteDto, description: 'The current or updated expert suite.', headers: ETAG_HEADER })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'A field or the path parameter breaks its schema (details names it), fields conflict, or a count or version disagrees with the package.'],
     [ErrorCode.NOT_FOUND, 'The organization has no such expert suite.'],
     [ExpertSuitesError.REVISION_CONFLICT, 'expected_revision differs from the stored revision (details.suggestion is the current one); nothing changed.'],
     [ExpertSuitesError.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision differs from the stored one; nothing changed.'],
-    [ErrorCode.PRECONDITION_FAILED, 'If-Match names another revision than the stored one (details.suggestion is the current one); nothing changed.'],
+    [ErrorCode.PRECONDITION_FAILED, 'If-Match names another revision than the stored one (details.suggestion is the current one), or If-None-Match is * and the suite exists; nothing changed.'],
     [ExpertSuitesError.INVALID_STATUS_TRANSITION, 'The requested status cannot follow the current one.'],
     [ExpertSuitesError.CATEGORY_NOT_FOUND, 'The organization has no such category.'],
     [UploadsError.UPLOAD_NOT_FOUND, 'The organization has no such upload.'],
@@ -92,10 +99,13 @@ export class ExpertSuitesController {
     @Body() body: UpdateExpertSuiteDto,
     @CurrentPrincipal() principal: Principal,
     @Headers('if-match') ifMatch: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ExpertSuiteDto> {
-    return this.answerWithETag(await this.expertSuites.update(principal.organizationId, resourceId, body, parseIfMatch(ifMatch)), request, response);
+    const ifMatchPrecondition = parseIfMatch(ifMatch);
+    const precondition = ifNoneMatchAnyOnWrite(ifNoneMatch) ? ({ kind: 'absent' } as const) : ifMatchPrecondition;
+    return this.answerWithETag(await this.expertSuites.update(principal.organizationId, resourceId, body, precondition), request, response);
   }
 
   @Get(':resourceId')

@@ -48,6 +48,10 @@ export class ExpertSuitesService {
     precondition?: RevisionPrecondition,
   ): Promise<ExpertSuiteWithMarketItem> {
     refuseConflictingFields(body);
+    if (precondition?.kind === 'absent') {
+      await this.readSuite(organizationId, suiteId);
+      throw new AppError(ErrorCode.PRECONDITION_FAILED, 'The expert suite exists, and If-None-Match: * lets a write through only where none does; nothing changed.');
+    }
     const { expected, revisionCheck } = expectedRevision(body, precondition);
     if (fitsOneStatement(expected)) return this.updateInOneStatement(organizationId, suiteId, expected, revisionCheck);
     return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, expected, revisionCheck));
