@@ -106,52 +106,57 @@ export class DeadlineClient extends Client {
 
   private async runWithDeadline(text: string, send: () => Promise<QueryResult>): Promise<QueryResult> {
     let limitMs = this.statementTimeoutMs;
-    let code = QUERY_CANCELED;
-    let message = `canceling statement: it ran past DATABASE_STATEMENT_TIMEOUT_MS (${this.statementTimeoutMs} ms)`;
+    let overTransaction = false;
     // The statements that end a transaction are left to the transaction's owner (SqlDriver and the
     // Prisma client check the time before COMMIT): refusing one would leave the transaction open.
     if (this.transactionDeadline !== undefined && text !== 'ROLLBACK' && text !== 'COMMIT') {
       const leftMs = this.transactionDeadline - performance.now();
-      const overMessage = `canceling statement: the transaction ran past TRANSACTION_TIMEOUT_MS (${this.transactionTimeoutMs} ms)`;
-      if (leftMs <= 0) throw timeoutError(TRANSACTION_TIMEOUT, overMessage);
+      if (leftMs <= 0) throw this.deadlineError(true);
       if (leftMs < limitMs) {
         limitMs = leftMs;
-        code = TRANSACTION_TIMEOUT;
-        message = overMessage;
+        overTransaction = true;
       }
     }
-    let cancelled: { code: string; message: string } | undefined;
+    let cancelled: (() => Error) | undefined;
     let cut: NodeJS.Timeout | undefined;
-    const cancel = (reason: { code: string; message: string }) => {
+    const cancel = (reason: () => Error) => {
       cancelled = reason;
       this.cancelPending = true;
       this.sendCancelRequest();
       cut = setTimeout(() => this.connection.stream.destroy(), CANCEL_GRACE_MS);
     };
-    const timer = setTimeout(() => cancel({ code, message }), limitMs);
+    // One timer per statement: most finish long before a slow one would count as waiting.
     const waiting = this.waitingStatements;
     let counted = false;
-    const crowdTimer =
-      waiting && waiting.slowAfterMs < limitMs
-        ? setTimeout(() => {
-            counted = waiting.enter();
-            if (!counted) cancel({ code: QUERY_CANCELED, message: `canceling statement: it ran past ${waiting.slowAfterMs} ms while ${waiting.limit} other statements of this pool were waiting already` });
-          }, waiting.slowAfterMs)
-        : undefined;
+    let timer: NodeJS.Timeout;
+    if (waiting && waiting.slowAfterMs < limitMs) {
+      timer = setTimeout(() => {
+        counted = waiting.enter();
+        if (!counted) cancel(() => timeoutError(QUERY_CANCELED, `canceling statement: it ran past ${waiting.slowAfterMs} ms while ${waiting.limit} other statements of this pool were waiting already`));
+        else timer = setTimeout(() => cancel(() => this.deadlineError(overTransaction)), limitMs - waiting.slowAfterMs);
+      }, waiting.slowAfterMs);
+    } else {
+      timer = setTimeout(() => cancel(() => this.deadlineError(overTransaction)), limitMs);
+    }
     try {
       return await send();
     } catch (error) {
       if (cancelled && (error as { code?: unknown }).code === QUERY_CANCELED) {
         this.cancelPending = false;
-        throw timeoutError(cancelled.code, cancelled.message);
+        throw cancelled();
       }
       throw error;
     } finally {
       clearTimeout(timer);
-      clearTimeout(crowdTimer);
       clearTimeout(cut);
       if (counted) waiting?.leave();
     }
+  }
+
+  private deadlineError(overTransaction: boolean): Error {
+    return overTransaction
+      ? timeoutError(TRANSACTION_TIMEOUT, `canceling statement: the transaction ran past TRANSACTION_TIMEOUT_MS (${this.transactionTimeoutMs} ms)`)
+      : timeoutError(QUERY_CANCELED, `canceling statement: it ran past DATABASE_STATEMENT_TIMEOUT_MS (${this.statementTimeoutMs} ms)`);
   }
 
   /**
