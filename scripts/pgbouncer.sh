@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throw-away PgBouncer in transaction pooling mode in front of the local PostgreSQL, for tests
-# and the bench (Debian's pgbouncer package; CI installs it when missing).
+# (Debian's pgbouncer package; .ci/run installs it when missing).
 #
 #   scripts/pgbouncer.sh start   prints the directory it runs from; <dir>/url holds
 #                                postgresql://<user>@127.0.0.1:<free port>/ (append a database name)
