@@ -9,10 +9,13 @@ import { DeadlineClient, type DeadlineSettings } from './deadline-client';
  */
 export class PostgresPing {
   private client: Promise<DeadlineClient> | undefined;
+  private closed = false;
 
   constructor(private readonly config: ClientConfig & DeadlineSettings) {}
 
   async ping(): Promise<void> {
+    // As a closed pool refuses its queries, with the message the outage checks know.
+    if (this.closed) throw new Error('Cannot use a pool after calling end on the pool');
     const opening = (this.client ??= this.open());
     try {
       await (await opening).query('SELECT 1');
@@ -23,6 +26,7 @@ export class PostgresPing {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const opening = this.client;
     this.client = undefined;
     if (opening) await opening.then((client) => client.end()).catch(() => undefined);
