@@ -33,8 +33,8 @@ export class AppConfig {
   /**
    * A direct connection to the same PostgreSQL server, for what a pooler in transaction mode
    * cannot carry: LISTEN (the key cache's revocation notices) and the migrations' session lock
-   * (`npm run db:migrate`, and the migrations the service and CLI run). Set it when DATABASE_URL
-   * points at a pooler such as PgBouncer; unset, DATABASE_URL serves both.
+   * (`npm run db:migrate`). Set it when DATABASE_URL points at a pooler such as PgBouncer;
+   * unset, DATABASE_URL serves both.
    * @example postgresql://app:secret@db:5432/workspace_admin
    */
   @Transform(emptyToUndefined)
