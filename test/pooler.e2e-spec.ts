@@ -88,7 +88,7 @@ describeThroughPooler('Through PgBouncer in transaction mode: three instances, D
 
   const readPolicy = (via: TestApp, key: TestTenant = tenant) => via.http().get(`${API}/metering-policy`).set('Authorization', key.bearer);
 
-  it('goes through the pooler: the instances hold client connections of PgBouncer, not of the server', async () => {
+  it("goes through the pooler: PgBouncer holds the instances' connections to the database, in transaction mode", async () => {
     await spread(INSTANCES, (via) => readPolicy(via).expect(200));
     const pools = await onPooler((client) => client.query<{ database: string; pool_mode: string }>('SHOW POOLS'));
     expect(pools.rows.find((row) => row.database === databaseName)).toMatchObject({ pool_mode: 'transaction' });
@@ -102,8 +102,9 @@ describeThroughPooler('Through PgBouncer in transaction mode: three instances, D
     const retryUntilAnswered = async (via: TestApp): Promise<Response> => {
       for (;;) {
         const response = await createDepartment(via, body, key);
-        if (response.status !== 409 && response.status !== 503) return response;
-        expect(response.headers['retry-after']).toBe('1');
+        const inProgress = response.status === 409 && response.body.code === 'IDEMPOTENCY_REQUEST_IN_PROGRESS';
+        if (!inProgress && response.status !== 503) return response;
+        expect(response.headers['retry-after']).toMatch(/^\d+$/);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     };
