@@ -71,6 +71,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).usesEmbeddedDatabase).toBe(true);
   });
 
+  it('takes DATABASE_DIRECT_URL beside DATABASE_URL, and refuses it alone', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgresql://u@pooler:6432/app', DATABASE_DIRECT_URL: 'postgresql://u@db:5432/app' });
+    expect(config).toMatchObject({ DATABASE_URL: 'postgresql://u@pooler:6432/app', DATABASE_DIRECT_URL: 'postgresql://u@db:5432/app' });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@db/app', DATABASE_DIRECT_URL: '' }).DATABASE_DIRECT_URL).toBeUndefined();
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: 'postgresql://u@db:5432/app' })).toThrow(/DATABASE_DIRECT_URL is set without DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://u@db/app', DATABASE_DIRECT_URL: 'mysql://db/app' })).toThrow(/DATABASE_DIRECT_URL=/);
+  });
+
   it('names variables that look like settings but are none, and nothing else', () => {
     const env = { DATABSE_URL: 'x', DATABASE_POOL_SIZ: '3', METERING_TTL: '1', REDIS_HOST: 'h', TRUST_PROXIES: 'loopback', REDIS_URL: 'redis://h', PORT: '80', PATH: '/bin', HOME: '/root', HOST: 'h', USER: 'u', HOSTNAME: 'x', NODE_ENV: 'production', LANG: 'C' };
     expect(unknownSettingLookalikes(env)).toEqual(['DATABASE_POOL_SIZ', 'DATABSE_URL', 'METERING_TTL', 'REDIS_HOST', 'TRUST_PROXIES']);

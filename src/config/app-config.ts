@@ -30,6 +30,18 @@ export class AppConfig {
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
+  /**
+   * A direct connection to the same PostgreSQL server, for what a pooler in transaction mode
+   * cannot carry: LISTEN (the key cache's revocation notices) and the migrations' session lock
+   * (`npm run db:migrate`). Set it when DATABASE_URL points at a pooler such as PgBouncer;
+   * unset, DATABASE_URL serves both.
+   * @example postgresql://app:secret@db:5432/workspace_admin
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_DIRECT_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_DIRECT_URL?: string;
+
   /** Embedded database directory (only without DATABASE_URL); `memory://` keeps it in memory only. */
   @IsString()
   @MinLength(1)
@@ -357,7 +369,7 @@ function constraintMessages(constraints: Record<string, string>): string {
 }
 
 // Settings without a default: absent from Object.keys(new AppConfig()).
-const OPTIONAL_SETTINGS = ['DATABASE_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'REDIS_URL', 'TRUST_PROXY', 'METRICS_PORT'];
+const OPTIONAL_SETTINGS = ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'REDIS_URL', 'TRUST_PROXY', 'METRICS_PORT'];
 
 /** The names of every setting: the environment variables the service reads. */
 export function settingNames(): string[] {
@@ -375,6 +387,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (errors.length > 0) {
     const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(values[e.property] ?? e.value)}: ${constraintMessages(e.constraints ?? {})}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (config.DATABASE_DIRECT_URL !== undefined && config.DATABASE_URL === undefined) {
+    throw new ConfigError('Invalid configuration:\n  DATABASE_DIRECT_URL is set without DATABASE_URL: set DATABASE_URL too (the pooled connections), or neither.');
   }
   if (isProduction(env) && config.usesEmbeddedDatabase && config.EMBEDDED_DATABASE_IN_PRODUCTION !== 'true') {
     throw new ConfigError(

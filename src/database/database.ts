@@ -46,13 +46,14 @@ const MIGRATION_LOCK_ID = 7_301_977_114;
 
 export type DatabaseSettings = Pick<
   AppConfig,
-  'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_POOL_TIMEOUT_MS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_PREPARED_STATEMENTS' | 'TRANSACTION_TIMEOUT_MS'
+  'DATABASE_URL' | 'DATABASE_DIRECT_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_POOL_TIMEOUT_MS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_PREPARED_STATEMENTS' | 'TRANSACTION_TIMEOUT_MS'
 >;
 
 // Prisma's pg adapter reads a timestamptz by replacing its offset with +00:00 and writes a Date as
 // text without one, so both are right only in a UTC session: with the server's TimeZone set to New
 // York, a stored 12:00Z read back as 07:00Z (test/sql-driver.e2e-spec.ts). TimeZone is one of the
-// parameters PgBouncer keeps per client, so this survives a pooler in transaction mode.
+// parameters PgBouncer tracks per client and sets again on whichever server connection it lends the
+// client, so this holds behind a pooler in transaction mode too (test/pooler.e2e-spec.ts).
 const UTC_SESSION = "SET TIME ZONE 'UTC'";
 
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
@@ -69,7 +70,13 @@ function clientOptions(settings: DatabaseSettings) {
   };
 }
 
+/**
+ * `url` carries the pooled connections (the statements of requests and jobs, and readiness), which
+ * may go through a pooler in transaction mode; `directUrl` the session-bound ones that cannot:
+ * LISTEN and the migrations' session advisory lock.
+ */
 async function openPostgres(url: string, settings: DatabaseSettings): Promise<Database> {
+  const directUrl = settings.DATABASE_DIRECT_URL ?? url;
   const pool = new PostgresPool({
     connectionString: url,
     max: settings.DATABASE_POOL_SIZE,
@@ -97,7 +104,7 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
     sql,
     async migrate(migrationsDir = defaultMigrationsDir()) {
       // A connection of its own, outside the pool: a migration may lock and run as long as it needs.
-      const client = new Client({ connectionString: url, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS });
+      const client = new Client({ connectionString: directUrl, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS });
       client.on('error', () => undefined);
       await client.connect();
       try {
@@ -107,7 +114,7 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
         await client.end();
       }
     },
-    listen: async (channel, handlers) => subscriptions.track(await listenOnPostgres(url, channel, handlers)),
+    listen: async (channel, handlers) => subscriptions.track(await listenOnPostgres(directUrl, channel, handlers)),
     poolUsage: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: () => ping.ping(),
     async close() {

@@ -159,7 +159,12 @@ export class DeadlineClient extends Client {
       : timeoutError(QUERY_CANCELED, `canceling statement: it ran past DATABASE_STATEMENT_TIMEOUT_MS (${this.statementTimeoutMs} ms)`);
   }
 
-  /** The protocol's CancelRequest, on a connection of its own (pg's own `cancel` has no error handling). */
+  /**
+   * The protocol's CancelRequest, on a connection of its own (pg's own `cancel` has no error
+   * handling). As libpq does, the request is written and the socket left for the other side to
+   * close once it has passed the cancel on: PgBouncer 1.18 crashes (`disconnect_client(): bad
+   * client state: 0`, pgbouncer/pgbouncer#801) when a cancelling client closes first.
+   */
   private sendCancelRequest(): void {
     const { processID, secretKey } = this as unknown as { processID: number | null; secretKey: number | null };
     if (processID === null || secretKey === null) return;
@@ -172,7 +177,7 @@ export class DeadlineClient extends Client {
       request.writeInt32BE(CANCEL_REQUEST_CODE, 4);
       request.writeInt32BE(processID, 8);
       request.writeInt32BE(secretKey, 12);
-      socket.end(request);
+      socket.write(request);
     });
   }
 }

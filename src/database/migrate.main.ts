@@ -2,7 +2,7 @@ import { loadConfig } from '../config/app-config';
 import { loadDotEnv } from '../config/dot-env';
 import { openDatabase } from './database';
 
-/** `npm run db:migrate`: applies pending migrations to DATABASE_URL, or to the embedded database. */
+/** `npm run db:migrate`: applies pending migrations to PostgreSQL (over DATABASE_DIRECT_URL when set, else DATABASE_URL), or to the embedded database. */
 async function main(): Promise<void> {
   loadDotEnv();
   const database = await openDatabase(loadConfig());
