@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { Response } from 'supertest';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
@@ -207,13 +208,17 @@ describeWithRedis('rate limit while Redis is frozen, under concurrent requests',
     await database?.close();
   });
 
+  // Counted by what was asked of Redis, not by how long answers took: on a loaded machine any
+  // request can be slow, but only the breaker decides which requests wait on Redis.
   it('costs one command timeout when it freezes and then one request per retry interval, not every concurrent request', async () => {
     const CLIENTS = 8;
     const FROZEN_MS = 2600;
     await app.http().get('/probe/quota-read').set('Authorization', tenant.bearer).expect(200);
+    const askedRedis = jest.spyOn(ThrottlerStorageRedisService.prototype, 'increment');
     server.redis.pause();
     const frozenAt = performance.now();
     const answers: { status: number; startedAt: number; endedAt: number }[] = [];
+    let asked: number;
     try {
       await Promise.all(
         Array.from({ length: CLIENTS }, async () => {
@@ -225,22 +230,20 @@ describeWithRedis('rate limit while Redis is frozen, under concurrent requests',
         }),
       );
     } finally {
+      asked = askedRedis.mock.calls.length;
+      askedRedis.mockRestore();
       server.redis.resume();
     }
 
     expect(answers.filter(({ status }) => status !== 200)).toEqual([]);
-    const slow = answers.filter(({ startedAt, endedAt }) => endedAt - startedAt >= 300);
-    // Every wait ends at the latest with the command timeout (500 ms) of the request that found Redis frozen.
-    expect(Math.max(...answers.map(({ startedAt, endedAt }) => endedAt - startedAt))).toBeLessThan(1000);
-    expect(slow.length).toBeGreaterThan(0);
-    // The requests in flight when Redis froze all end when the first command times out, together…
-    const firstTimeoutAt = Math.min(...slow.map(({ endedAt }) => endedAt));
-    const releasedTogether = slow.filter(({ endedAt }) => endedAt - firstTimeoutAt < 100);
-    expect(releasedTogether.length).toBeLessThanOrEqual(CLIENTS);
-    // …and after that only one request per retry interval (1 s) waits on Redis: the probe.
-    const probes = slow.filter((answer) => !releasedTogether.includes(answer));
-    expect(probes.length).toBeLessThanOrEqual(Math.ceil((FROZEN_MS - firstTimeoutAt) / 1000));
-    expect(answers.length).toBeGreaterThan(CLIENTS * 5);
+    // No request waits longer than the command timeout (500 ms), give or take the machine's load.
+    expect(Math.max(...answers.map(({ startedAt, endedAt }) => endedAt - startedAt))).toBeLessThan(2000);
+    // Redis was asked by the requests in flight when it froze (at most one per client; they are all
+    // released by the first timeout), then by one probe per retry interval (1 s) — not by every
+    // request, as each would be without the breaker.
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThanOrEqual(CLIENTS + Math.ceil(FROZEN_MS / 1000));
+    expect(answers.length).toBeGreaterThan(asked);
   });
 });
 
