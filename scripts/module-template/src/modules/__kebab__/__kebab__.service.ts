@@ -3,7 +3,7 @@ import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, POSITIVE_INT64, startOfPage } from '../../common/pagination/page-token';
-import { isUniqueViolation, violatedConstraint } from '../../database/prisma-errors';
+import { violations } from '../../database/constraint-violations';
 import { TransactionHost } from '../../database/transaction-host';
 import { Prisma } from '../../generated/prisma/client';
 import type { Create__Singular__Dto } from './dto/create-__singular_kebab__.dto';
@@ -15,8 +15,12 @@ import { __Plural__Error } from './__kebab__.errors';
 
 const COLUMNS = Prisma.sql`id, name, seq, created_at AS "createdAt"`;
 
-// The unique index of @@unique([organizationId, name]) in prisma/schema.prisma, as Prisma names it.
-const NAME_CONSTRAINT = '__snake___organization_id_name_key';
+// The unique index of @@unique([organizationId, name]) in prisma/schema.prisma, by the name its
+// migration gives it (a name no migration creates is a type error).
+const conflicts = violations({
+  __snake___organization_id_name_key: () =>
+    new AppError(__Plural__Error.__SINGULAR_UPPER___NAME_CONFLICT, 'Another __singular_words__ of the organization already has this name.'),
+});
 
 @Injectable()
 export class __Plural__Service {
@@ -30,10 +34,7 @@ export class __Plural__Service {
         RETURNING ${COLUMNS}`);
       return to__Singular__Dto(row);
     } catch (error) {
-      if (isUniqueViolation(error) && violatedConstraint(error) === NAME_CONSTRAINT) {
-        throw new AppError(__Plural__Error.__SINGULAR_UPPER___NAME_CONFLICT, 'Another __singular_words__ of the organization already has this name.');
-      }
-      throw error;
+      throw conflicts(error);
     }
   }
 
