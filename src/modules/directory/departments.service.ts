@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '../../database/transaction-host';
+import { SqlHost } from '../../database/sql-host';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
@@ -29,7 +29,8 @@ const parentNotFound = () =>
 
 @Injectable()
 export class DepartmentsService {
-  constructor(private readonly txHost: TransactionHost) {}
+  /** SqlHost: raw statements only, so the create runs in the SQL transaction of @Idempotent({ sqlOnly: true }). */
+  constructor(private readonly txHost: SqlHost) {}
 
   /**
    * One statement: takes the next sibling order from the parent's counter (the organization's

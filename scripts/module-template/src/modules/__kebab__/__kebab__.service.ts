@@ -4,7 +4,7 @@ import { ErrorCode } from '../../common/errors/error-code';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, POSITIVE_INT64, startOfPage } from '../../common/pagination/page-token';
 import { violations } from '../../database/constraint-violations';
-import { TransactionHost } from '../../database/transaction-host';
+import { SqlHost } from '../../database/sql-host';
 import { Prisma } from '../../generated/prisma/client';
 import type { Create__Singular__Dto } from './dto/create-__singular_kebab__.dto';
 import type { __Singular__Dto } from './dto/__singular_kebab__.dto';
@@ -24,7 +24,8 @@ const conflicts = violations({
 
 @Injectable()
 export class __Plural__Service {
-  constructor(private readonly txHost: TransactionHost) {}
+  /** SqlHost: raw statements only, so the create runs in the SQL transaction of @Idempotent({ sqlOnly: true }). */
+  constructor(private readonly txHost: SqlHost) {}
 
   /** One statement; runs in the caller's transaction (the idempotency record's). The unique index refuses a taken name. */
   async create(organizationId: string, input: Create__Singular__Dto): Promise<__Singular__Dto> {
