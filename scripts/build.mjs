@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeConstraintNames } from './constraint-names.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const sources = ['src', 'bench', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'].map((path) => join(root, path));
@@ -33,6 +34,9 @@ function run(command, args) {
     process.exit(error.status ?? 1);
   }
 }
+
+// Generated source the build compiles (src/generated/constraints.ts), rewritten only when the migrations changed it.
+writeConstraintNames();
 
 if (!(process.argv.includes('--if-stale') && upToDate())) {
   run(join(root, 'node_modules', '.bin', 'nest'), ['build']);

@@ -1,8 +1,9 @@
 import { API_KEY_REVOKED_CHANNEL } from '../common/auth/api-key-revocations';
 import { generateApiKeyToken } from '../common/auth/api-key-token';
 import { Clock } from '../common/clock';
-import type { PrismaClient } from '../generated/prisma/client';
-import { isUniqueViolation } from '../database/prisma-errors';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { violations } from '../database/constraint-violations';
+import { TransactionHost } from '../database/transaction-host';
 import type { ExpertSuiteDto } from '../modules/expert-suites/dto/expert-suite.dto';
 import { toExpertSuiteDto } from '../modules/expert-suites/expert-suite.mapper';
 import { allScopes, isKnownScope } from '../common/auth/scope-catalog';
@@ -26,15 +27,20 @@ export interface ApiKeyListing {
  * API keys, and the records the API acts on. Used by the CLI and the demo bootstrap.
  */
 export class AdminService {
+  /** The way module code reaches the database, here without the Nest application (and so without the driver's SQL transactions). */
+  private readonly txHost: TransactionHost;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly clock: Clock = new Clock(),
-  ) {}
+  ) {
+    this.txHost = new TransactionHost(prisma);
+  }
 
   /** A new organization gets a subscription anchored at its creation time. */
   async createOrganization(name: string): Promise<{ id: string; name: string }> {
     const trimmed = requireText(name, 'name', 255);
-    const organization = await this.prisma.organization.create({
+    const organization = await this.txHost.tx.organization.create({
       data: { name: trimmed, subscription: { create: { anchorAt: this.clock.now() } } },
     });
     return { id: organization.id, name: organization.name };
@@ -42,7 +48,7 @@ export class AdminService {
 
   /** Every organization, oldest first, with how many keys it holds that are not revoked. */
   async listOrganizations(): Promise<{ organizations: Array<{ id: string; name: string; created_at: string; active_api_keys: number }> }> {
-    const organizations = await this.prisma.organization.findMany({
+    const organizations = await this.txHost.tx.organization.findMany({
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       select: { id: true, name: true, createdAt: true, _count: { select: { apiKeys: { where: { revokedAt: null } } } } },
     });
@@ -74,7 +80,7 @@ export class AdminService {
 
   /** The oldest organization named DEMO_ORGANIZATION_NAME, if any. */
   async demoOrganizationId(): Promise<string | undefined> {
-    const demo = await this.prisma.organization.findFirst({
+    const demo = await this.txHost.tx.organization.findFirst({
       where: { name: DEMO_ORGANIZATION_NAME },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       select: { id: true },
@@ -90,7 +96,7 @@ export class AdminService {
     const unknown = unique.filter((scope) => !isKnownScope(scope));
     if (unknown.length > 0) throw new AdminArgumentError(`Unknown scope(s): ${unknown.join(', ')}. The catalog: ${allScopes().join(', ')} (see the scopes command).`);
     const token = generateApiKeyToken();
-    const apiKey = await this.prisma.apiKey.create({
+    const apiKey = await this.txHost.tx.apiKey.create({
       data: { organizationId, keyHash: token.hash, keyPrefix: token.displayPrefix, scopes: unique },
     });
     return { id: apiKey.id, key: token.token, scopes: unique };
@@ -99,7 +105,7 @@ export class AdminService {
   /** The organization's keys, newest first: never the key or its hash, only the short prefix that tells them apart. */
   async listApiKeys(organizationId: string): Promise<{ api_keys: ApiKeyListing[] }> {
     await this.requireOrganization(organizationId);
-    const keys = await this.prisma.apiKey.findMany({
+    const keys = await this.txHost.tx.apiKey.findMany({
       where: { organizationId },
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
       select: { id: true, keyPrefix: true, scopes: true, createdAt: true, revokedAt: true },
@@ -122,11 +128,11 @@ export class AdminService {
    */
   async revokeApiKey(id: string): Promise<{ id: string; revoked_at: string }> {
     requireUuid(id, 'id');
-    const [revoked] = await this.prisma.$queryRaw<Array<{ id: string; revoked_at: Date }>>`
+    const [revoked] = await this.txHost.sql.query<{ id: string; revoked_at: Date }>(Prisma.sql`
       WITH revoked AS (
         UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${id}::uuid RETURNING id, revoked_at
       )
-      SELECT revoked.id, revoked.revoked_at FROM revoked, pg_notify(${API_KEY_REVOKED_CHANNEL}, revoked.id::text)`;
+      SELECT revoked.id, revoked.revoked_at FROM revoked, pg_notify(${API_KEY_REVOKED_CHANNEL}, revoked.id::text)`);
     if (!revoked) throw new AdminError(`No API key with id ${id}.`);
     return { id: revoked.id, revoked_at: revoked.revoked_at.toISOString() };
   }
@@ -135,11 +141,10 @@ export class AdminService {
     await this.requireOrganization(organizationId);
     const trimmed = requireText(name, 'name', 255);
     try {
-      const category = await this.prisma.category.create({ data: { organizationId, name: trimmed } });
+      const category = await this.txHost.tx.category.create({ data: { organizationId, name: trimmed } });
       return { id: category.id, name: category.name };
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AdminError(`The organization already has a category named "${trimmed}".`);
-      throw error;
+      throw violations({ categories_organization_id_name_key: () => new AdminError(`The organization already has a category named "${trimmed}".`) })(error);
     }
   }
 
@@ -147,7 +152,7 @@ export class AdminService {
   async createExpertSuite(organizationId: string, name: string): Promise<ExpertSuiteDto> {
     await this.requireOrganization(organizationId);
     const trimmed = requireText(name, 'name', 255);
-    const suite = await this.prisma.expertSuite.create({
+    const suite = await this.txHost.tx.expertSuite.create({
       data: {
         organizationId,
         name: trimmed,
@@ -168,7 +173,7 @@ export class AdminService {
   async setSubscriptionAnchor(organizationId: string, anchor: string): Promise<{ organization_id: string; anchor_at: string }> {
     await this.requireOrganization(organizationId);
     const anchorAt = parseIsoDateTime(anchor);
-    const subscription = await this.prisma.subscription.upsert({
+    const subscription = await this.txHost.tx.subscription.upsert({
       where: { organizationId },
       create: { organizationId, anchorAt },
       update: { anchorAt, updatedAt: this.clock.now() },
@@ -178,7 +183,7 @@ export class AdminService {
 
   private async requireOrganization(id: string): Promise<void> {
     requireUuid(id, 'org');
-    const found = await this.prisma.organization.findUnique({ where: { id }, select: { id: true } });
+    const found = await this.txHost.tx.organization.findUnique({ where: { id }, select: { id: true } });
     if (!found) throw new AdminError(`No organization with id ${id}.`);
   }
 }

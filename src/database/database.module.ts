@@ -7,6 +7,7 @@ import { DatabasePool } from './database-pool';
 import { DatabaseOutageLog } from './outage-log';
 import { PrismaService } from './prisma.service';
 import { SqlDriver } from './sql-driver';
+import { SqlHost } from './sql-host';
 import { TransactionHost } from './transaction-host';
 
 const DATABASE = Symbol('DATABASE');
@@ -47,9 +48,10 @@ export class DatabaseModule {
         { provide: DatabasePing, useExisting: DATABASE },
         DatabaseLifecycle,
         TransactionHost,
+        { provide: SqlHost, useExisting: TransactionHost },
         DatabaseOutageLog,
       ],
-      exports: [PrismaService, TransactionHost, DatabaseOutageLog, DatabaseNotifications, DatabasePool, DatabasePing],
+      exports: [PrismaService, TransactionHost, SqlHost, DatabaseOutageLog, DatabaseNotifications, DatabasePool, DatabasePing],
     };
   }
 }

@@ -25,8 +25,14 @@ export function isUniqueViolation(error: unknown): boolean {
   return driverAdapterCause(error)?.kind === 'UniqueConstraintViolation';
 }
 
+/** A foreign key refused the write: P2003 from a model query, or the driver adapter's error from a raw statement. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2003') return true;
+  return driverAdapterCause(error)?.kind === 'ForeignKeyConstraintViolation';
+}
+
 /**
- * The name of the constraint or index a unique violation hit. The PostgreSQL adapter reports it
+ * The name of the constraint or index a unique or foreign-key violation hit. The PostgreSQL adapter reports it
  * as `constraint.index`; the PGlite adapter only lists column expressions, so the name is read
  * from the database's own message there.
  */

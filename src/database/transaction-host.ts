@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from './prisma.service';
 import { SqlDriver } from './sql-driver';
+import type { SqlHost } from './sql-host';
 import { clientQueries, type SqlQueries } from './sql-queries';
 
 export type DatabaseClient = Prisma.TransactionClient;
@@ -20,10 +21,11 @@ type OpenTransaction = { client: DatabaseClient | undefined; sql: SqlQueries };
  * Two kinds of transaction: `withTransaction` is the Prisma client's and takes both kinds of
  * query; `withSqlTransaction` runs on the driver adapter and takes raw statements only, for work
  * whose every statement is raw (docs/performance.md: it saves the client's per-statement cost).
- * Inside a client transaction a SQL transaction simply joins it.
+ * Inside a client transaction a SQL transaction simply joins it. A service that writes only raw
+ * statements injects it as `SqlHost` (sql-host.ts), which declares that kind.
  */
 @Injectable()
-export class TransactionHost {
+export class TransactionHost implements SqlHost {
   private readonly current = new AsyncLocalStorage<OpenTransaction>();
   private readonly plainSql: SqlQueries;
 

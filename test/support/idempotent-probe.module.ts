@@ -38,3 +38,20 @@ export class IdempotentProbeController {
 
 @Module({ controllers: [IdempotentProbeController] })
 export class IdempotentProbeModule {}
+
+/** A SQL-transaction route whose controller can reach model queries: the application must refuse to start. */
+@ApiExcludeController()
+@Controller('probe/sql-only-mismatch')
+export class SqlOnlyMismatchProbeController {
+  constructor(private readonly txHost: TransactionHost) {}
+
+  @Post()
+  @RequireScope(ExpertSuitesScope.Manage)
+  @Idempotent({ sqlOnly: true })
+  async write(@CurrentPrincipal() principal: Principal) {
+    return this.txHost.tx.category.count({ where: { organizationId: principal.organizationId } });
+  }
+}
+
+@Module({ controllers: [SqlOnlyMismatchProbeController] })
+export class SqlOnlyMismatchProbeModule {}

@@ -1,11 +1,14 @@
 import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { IdempotencyPurger } from './idempotency-purger';
 import { IdempotencyStore } from './idempotency.store';
+import { TransactionKindCheck } from './transaction-kind-check';
 
 /** Global, so that any module's route becomes idempotent by the @Idempotent() decorator alone. */
 @Global()
 @Module({
-  providers: [IdempotencyStore, IdempotencyPurger],
+  imports: [DiscoveryModule],
+  providers: [IdempotencyStore, IdempotencyPurger, TransactionKindCheck],
   exports: [IdempotencyStore],
 })
 export class IdempotencyModule {}

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '../../database/transaction-host';
+import { SqlHost } from '../../database/sql-host';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Prisma } from '../../generated/prisma/client';
-import { isUniqueViolation, violatedConstraint } from '../../database/prisma-errors';
+import { insertedRow, violations } from '../../database/constraint-violations';
 import { pageOfRows, POSITIVE_INT64, startOfPage } from '../../common/pagination/page-token';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { toDepartmentDto, type DepartmentRow } from './department.mapper';
@@ -16,17 +16,21 @@ import { caselessKey } from '../../common/text/caseless-key';
 
 const DEPARTMENT_COLUMNS = Prisma.sql`id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
 
-// Unique indexes of prisma/migrations (init): the database, not this code, enforces uniqueness.
-const CONFLICT_BY_CONSTRAINT: Record<string, () => AppError> = {
+// The database, not this code, enforces uniqueness; these are its answers.
+const conflicts = violations({
   departments_sibling_name_key: () =>
     new AppError(DirectoryError.DEPARTMENT_NAME_CONFLICT, 'A department with this name (ignoring case and Unicode normalization form) already exists under the same parent.'),
   departments_organization_id_external_id_key: () =>
     new AppError(DirectoryError.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'),
-};
+});
+
+const parentNotFound = () =>
+  new AppError(DirectoryError.PARENT_NOT_FOUND, 'No department with this parent_id exists in the organization.', { field: 'parent_id', reason: 'not_found' });
 
 @Injectable()
 export class DepartmentsService {
-  constructor(private readonly txHost: TransactionHost) {}
+  /** SqlHost: raw statements only, so the create runs in the SQL transaction of @Idempotent({ sqlOnly: true }). */
+  constructor(private readonly txHost: SqlHost) {}
 
   /**
    * One statement: takes the next sibling order from the parent's counter (the organization's
@@ -52,16 +56,9 @@ export class DepartmentsService {
         SELECT gen_random_uuid(), ${organizationId}::uuid, ${parentId}::uuid, ${input.name}, ${caselessKey(input.name)}, ${input.external_id ?? null}, next_order FROM counter
         RETURNING id, external_id AS "externalId", name, "order", parent_id AS "parentId"`);
     } catch (error) {
-      const conflict = isUniqueViolation(error) ? CONFLICT_BY_CONSTRAINT[violatedConstraint(error) ?? ''] : undefined;
-      throw conflict ? conflict() : error;
+      throw conflicts(error);
     }
-    if (rows.length === 0) {
-      throw new AppError(DirectoryError.PARENT_NOT_FOUND, 'No department with this parent_id exists in the organization.', {
-        field: 'parent_id',
-        reason: 'not_found',
-      });
-    }
-    return toDepartmentDto(rows[0]);
+    return toDepartmentDto(insertedRow(rows, parentNotFound));
   }
 
   /** One statement on the primary key; another organization's department is as missing as one that never was. */

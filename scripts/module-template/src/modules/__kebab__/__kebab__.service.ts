@@ -3,8 +3,8 @@ import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, POSITIVE_INT64, startOfPage } from '../../common/pagination/page-token';
-import { isUniqueViolation, violatedConstraint } from '../../database/prisma-errors';
-import { TransactionHost } from '../../database/transaction-host';
+import { violations } from '../../database/constraint-violations';
+import { SqlHost } from '../../database/sql-host';
 import { Prisma } from '../../generated/prisma/client';
 import type { Create__Singular__Dto } from './dto/create-__singular_kebab__.dto';
 import type { __Singular__Dto } from './dto/__singular_kebab__.dto';
@@ -15,12 +15,17 @@ import { __Plural__Error } from './__kebab__.errors';
 
 const COLUMNS = Prisma.sql`id, name, seq, created_at AS "createdAt"`;
 
-// The unique index of @@unique([organizationId, name]) in prisma/schema.prisma, as Prisma names it.
-const NAME_CONSTRAINT = '__snake___organization_id_name_key';
+// The unique index of @@unique([organizationId, name]) in prisma/schema.prisma, by the name its
+// migration gives it (a name no migration creates is a type error).
+const conflicts = violations({
+  __snake___organization_id_name_key: () =>
+    new AppError(__Plural__Error.__SINGULAR_UPPER___NAME_CONFLICT, 'Another __singular_words__ of the organization already has this name.'),
+});
 
 @Injectable()
 export class __Plural__Service {
-  constructor(private readonly txHost: TransactionHost) {}
+  /** SqlHost: raw statements only, so the create runs in the SQL transaction of @Idempotent({ sqlOnly: true }). */
+  constructor(private readonly txHost: SqlHost) {}
 
   /** One statement; runs in the caller's transaction (the idempotency record's). The unique index refuses a taken name. */
   async create(organizationId: string, input: Create__Singular__Dto): Promise<__Singular__Dto> {
@@ -30,10 +35,7 @@ export class __Plural__Service {
         RETURNING ${COLUMNS}`);
       return to__Singular__Dto(row);
     } catch (error) {
-      if (isUniqueViolation(error) && violatedConstraint(error) === NAME_CONSTRAINT) {
-        throw new AppError(__Plural__Error.__SINGULAR_UPPER___NAME_CONFLICT, 'Another __singular_words__ of the organization already has this name.');
-      }
-      throw error;
+      throw conflicts(error);
     }
   }
 
