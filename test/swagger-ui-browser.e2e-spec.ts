@@ -54,16 +54,19 @@ async function execute(block: Locator): Promise<{ status: number; body: string }
 }
 
 describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
-  const fixture = useTestApp({ listen: true });
   let browser: Browser;
 
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   }, 60_000);
 
+  // Declared before the app's fixture, so that it runs first (jest runs afterAll hooks in the order
+  // they are declared): the app then closes with no browser connection still open to it.
   afterAll(async () => {
     await browser?.close();
   });
+
+  const fixture = useTestApp({ listen: true });
 
   it('renders the operations, authorizes with a key, runs an operation, and violates no Content-Security-Policy', async () => {
     const page = await browser.newPage();
