@@ -24,6 +24,14 @@ export function tryTransactionAdvisoryLock(name: string): Prisma.Sql {
   return Prisma.sql`pg_try_advisory_xact_lock(hashtextextended(${name}, 0))`;
 }
 
+/**
+ * An advisory lock on `name` held until the transaction ends, waiting for it (bounded by the
+ * statement's deadline): the transactions that take it pass one at a time, on every instance.
+ */
+export function transactionAdvisoryLock(name: string): Prisma.Sql {
+  return Prisma.sql`pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+}
+
 /** Holds a session advisory lock `id` on `client` while `work` runs (waiting for it first): one holder at a time, across instances. */
 export async function withSessionAdvisoryLock<T>(client: { query(text: string, values: unknown[]): Promise<unknown> }, id: number, work: () => Promise<T>): Promise<T> {
   await client.query('SELECT pg_advisory_lock($1)', [id]);

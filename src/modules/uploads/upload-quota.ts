@@ -1,5 +1,6 @@
 import { Prisma } from '../../generated/prisma/client';
 import { AppError } from '../../common/errors/app-error';
+import { transactionAdvisoryLock } from '../../database/locks';
 import type { SqlQueries } from '../../database/sql-queries';
 import { UploadsError } from './uploads.errors';
 
@@ -13,7 +14,7 @@ import { UploadsError } from './uploads.errors';
  */
 export async function enforceUploadQuota(sql: SqlQueries, organizationId: string, uploadId: string, size: number, quotaBytes: number): Promise<void> {
   if (quotaBytes === 0) return;
-  await sql.query(Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`upload-quota:${organizationId}`}, 0))::text`);
+  await sql.query(Prisma.sql`SELECT ${transactionAdvisoryLock(`upload-quota:${organizationId}`)}::text`);
   const [{ used }] = await sql.query<{ used: string }>(Prisma.sql`
     SELECT COALESCE(SUM(size), 0)::text AS used FROM uploads WHERE organization_id = ${organizationId}::uuid AND id <> ${uploadId}::uuid`);
   const stored = Number(used);
