@@ -1,0 +1,22 @@
+import { randomFillSync } from 'node:crypto';
+
+/**
+ * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits, so ids sort by
+ * creation time. Written here rather than taken from the `uuid` package: its releases that carry
+ * v7 and still load as CommonJS are no longer maintained, and the current ones are ESM only.
+ */
+export function uuidV7(at: Date): string {
+  const bytes = randomFillSync(Buffer.allocUnsafe(16));
+  const millis = at.getTime();
+  bytes.writeUIntBE(millis, 0, 6);
+  bytes[6] = 0x70 | (bytes[6] & 0x0f);
+  bytes[8] = 0x80 | (bytes[8] & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The smallest v7 id of the millisecond `at`: ids below it were made before `at`. */
+export function uuidV7Floor(at: Date): string {
+  const hex = at.getTime().toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
