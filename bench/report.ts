@@ -173,6 +173,7 @@ const METHOD = [
   '| `BENCH_EMBEDDED` | 1 | 0 skips the embedded-default measurement |',
   '| `BENCH_NODE` | `lts` | the Node.js everything runs on: `lts` is the line the container image ships (24, fetched once from the npm registry by `scripts/lts-node.sh`), `current` the one running `npm run bench`, or a path to a node binary |',
   '| `BENCH_SERVICE_NODE_ARGS` | (none) | extra node options for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load |',
+  '| `BENCH_AGAINST` | (none) | the directory of another built checkout (e.g. a `git worktree` of an earlier commit): its service takes the lean baseline\'s place, so the ratios compare two commits run pair by pair; the run then prints its results and writes no report |',
   '',
 ];
 

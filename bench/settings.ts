@@ -12,6 +12,11 @@ export interface Settings {
   embedded: boolean;
   /** Extra node options for the service process only, such as `--cpu-prof --cpu-prof-dir=DIR` to profile it under load. */
   serviceNodeArgs: string[];
+  /**
+   * Another checkout (built) whose service takes the lean baseline's place: a before/after
+   * comparison of two commits in one run, pair by pair, on the same machine and load.
+   */
+  against?: string;
 }
 
 /** The benchmark's settings, from BENCH_* environment variables (docs/benchmarks.md lists them). */
@@ -35,5 +40,6 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     scenarios,
     embedded: env.BENCH_EMBEDDED !== '0',
     serviceNodeArgs: (env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+    against: env.BENCH_AGAINST || undefined,
   };
 }
