@@ -134,7 +134,7 @@ start() {
   state="$(cluster_state "$version")"
   if [ -n "$state" ]; then
     read -r port status <<<"$state"
-    [ "$status" = online ] || ctl "$version" start
+    [[ "$status" == online* ]] || ctl "$version" start
     if ! wait_streaming "$port"; then
       # Not a standby, or one that can no longer catch up (the primary recycled the WAL it needs).
       say "cluster $version/$NAME does not stream from the primary; making it again"
