@@ -62,7 +62,8 @@ export class MeteringPolicyService {
   }
 
   private async load(organizationId: string): Promise<PolicySnapshot> {
-    const [subscription] = await this.txHost.sql.query<{ anchorAt: Date; updatedAt: Date }>(Prisma.sql`
+    // On the read replica when there is one: the policy is cached for METERING_CACHE_TTL_MS anyway.
+    const [subscription] = await this.txHost.replica.query<{ anchorAt: Date; updatedAt: Date }>(Prisma.sql`
       SELECT anchor_at AS "anchorAt", updated_at AS "updatedAt" FROM subscriptions WHERE organization_id = ${organizationId}::uuid`);
     // Every organization is created with its subscription (AdminService.createOrganization).
     if (!subscription) throw new Error(`Organization ${organizationId} has no subscription`);
