@@ -109,15 +109,21 @@ describeOnReplica('Reads on a streaming replica (DATABASE_REPLICA_URL)', () => {
     await until(async () => (await listedSuiteName(suite.id)) === 'Renamed twice');
   });
 
-  it('serves GET /metering-policy from the replica', async () => {
+  it('serves GET /metering-policy from the replica, with data_as_of no later than the data the replica holds', async () => {
     await caughtUp();
+    const beforeRead = Date.now();
     const before = await readPolicy();
+    expect(Date.parse(before.data_as_of)).toBeGreaterThanOrEqual(beforeRead);
     await pauseReplay();
+    const pausedAt = Date.now();
     await admin.setSubscriptionAnchor(tenant.organizationId, '2026-01-15T00:00:00.000Z');
+    await new Promise((resolve) => setTimeout(resolve, 300));
 
     const lagging = await readPolicy();
     expect(lagging.updated_at).toBe(before.updated_at);
     expect(lagging.data_status).toBe('fresh');
+    // The replica's data is as of its last replayed commit, before the pause; the answer says so.
+    expect(Date.parse(lagging.data_as_of)).toBeLessThanOrEqual(pausedAt);
 
     await resumeReplay();
     await until(async () => (await readPolicy()).updated_at !== before.updated_at);
@@ -173,7 +179,7 @@ describeOnReplica('Reads on a streaming replica (DATABASE_REPLICA_URL)', () => {
     return page.body.items.find((item: { id: string; display_name: string }) => item.id === id)?.display_name;
   };
 
-  const readPolicy = async (): Promise<{ updated_at: string; data_status: string }> =>
+  const readPolicy = async (): Promise<{ updated_at: string; data_status: string; data_as_of: string }> =>
     (await app.http().get(`${API}/metering-policy`).set('Authorization', tenant.bearer).expect(200)).body;
 
   /** Waits until the replica has replayed everything the primary had written when this was called. */
