@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
-import { isDatabaseUnavailable } from './database-unavailable';
+import { databaseWait, isDatabaseUnavailable } from './database-unavailable';
 import type { SqlQueries } from './sql-queries';
 
 /** Statements that only read: what a read replica takes (TransactionHost.replica). */
@@ -28,10 +28,11 @@ function isRecoveryConflict(error: unknown): boolean {
 
 /**
  * Reads on the replica (DATABASE_REPLICA_URL), failing over to the primary: a read the replica
- * cannot answer because it is unreachable, or because replay cancelled it, is sent to the primary,
- * which holds everything the replica holds and more; the replica is then left alone for
- * REPLICA_RETRY_AFTER_MS. A fault of the read itself (bad SQL, a statement past its deadline) is
- * answered as it would be on the primary. Logged once per episode, as DatabaseOutageLog does.
+ * cannot answer because it is unreachable, because replay cancelled it or because its pool stayed
+ * busy is sent to the primary, which holds everything the replica holds and more; after an
+ * unreachable replica, reads go to the primary for REPLICA_RETRY_AFTER_MS. A fault of the read
+ * itself (bad SQL, a statement past its deadline) is answered as it would be on the primary.
+ * An outage is logged once per episode, as DatabaseOutageLog does.
  */
 export class ReadReplica implements SqlReads {
   private readonly logger = new Logger('Database');
@@ -42,6 +43,7 @@ export class ReadReplica implements SqlReads {
     private readonly replica: SqlQueries,
     private readonly primary: SqlQueries,
     private readonly replicaPing: () => Promise<void>,
+    private readonly retryAfterMs = REPLICA_RETRY_AFTER_MS,
   ) {}
 
   query<T>(statement: Prisma.Sql): Promise<T[]> {
@@ -74,9 +76,11 @@ export class ReadReplica implements SqlReads {
   }
 
   private failOver<T>(error: unknown, statement: Prisma.Sql): Promise<T[]> {
-    if (!isDatabaseUnavailable(error) && !isRecoveryConflict(error)) throw error;
-    // A conflict with recovery is one statement's bad luck, not an outage of the replica.
-    if (!isRecoveryConflict(error)) this.out(error);
+    if (isDatabaseUnavailable(error)) this.out(error);
+    // A conflict with recovery is one statement's bad luck, and a replica pool whose every
+    // connection stayed busy (or is still connecting) is overloaded, not out: this read goes to
+    // the primary, the next ones try the replica again.
+    else if (!isRecoveryConflict(error) && databaseWait(error) !== 'pool') throw error;
     return this.primary.query<T>(statement);
   }
 
@@ -84,7 +88,7 @@ export class ReadReplica implements SqlReads {
     if (this.primaryUntil === undefined) {
       this.logger.warn(`Read replica unavailable, its reads go to the primary (DATABASE_URL) until it answers: ${error instanceof Error ? error.message : String(error)}`);
     }
-    this.primaryUntil = performance.now() + REPLICA_RETRY_AFTER_MS;
+    this.primaryUntil = performance.now() + this.retryAfterMs;
   }
 
   private replicaAnswers(): void {
