@@ -25,6 +25,7 @@ PG_PORT="${PG_PORT:-5432}"
 PG_USER="${PG_USER:-$(id -un)}"
 NAME="${REPLICA_NAME:-wsa_replica}"
 WAIT_SECONDS="${REPLICA_WAIT_SECONDS:-60}"
+REUSE_WAIT_SECONDS=$((WAIT_SECONDS < 20 ? WAIT_SECONDS : 20))
 
 say() { echo "replica.sh: $*" >&2; }
 
@@ -94,8 +95,8 @@ streaming() {
   [ "$(replica_sql "$1" "SELECT pg_is_in_recovery() AND EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming')" 2>/dev/null)" = t ]
 }
 
-wait_streaming() {
-  local port="$1" tries=$((WAIT_SECONDS * 5))
+wait_streaming() { # wait_streaming <port> <seconds>
+  local port="$1" tries=$(($2 * 5))
   for _ in $(seq 1 "$tries"); do
     streaming "$port" && return 0
     sleep 0.2
@@ -135,8 +136,10 @@ start() {
   if [ -n "$state" ]; then
     read -r port status <<<"$state"
     [[ "$status" == online* ]] || ctl "$version" start
-    if ! wait_streaming "$port"; then
-      # Not a standby, or one that can no longer catch up (the primary recycled the WAL it needs).
+    # A standby that can catch up streams within seconds of starting; one that cannot (the primary
+    # recycled the WAL it needs while it was stopped) never does.
+    if ! wait_streaming "$port" "$REUSE_WAIT_SECONDS"; then
+      # Not a standby, or one that can no longer catch up.
       say "cluster $version/$NAME does not stream from the primary; making it again"
       pg_dropcluster "$version" "$NAME" --stop >&2
       port="$(create "$version")"
@@ -144,7 +147,7 @@ start() {
   else
     port="$(create "$version")"
   fi
-  if ! wait_streaming "$port"; then
+  if ! wait_streaming "$port" "$WAIT_SECONDS"; then
     say "cluster $version/$NAME did not start streaming within ${WAIT_SECONDS} s; its log:"
     tail -n 30 "/var/log/postgresql/postgresql-$version-$NAME.log" >&2 || true
     return 1
