@@ -5,7 +5,12 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   // Through PgBouncer: only when PGBOUNCER_URL is set (.ci/run's pooler step; test/pooler.e2e-spec.ts).
-  testPathIgnorePatterns: ['/node_modules/', ...(process.env.PGBOUNCER_URL === undefined ? ['<rootDir>/test/pooler\\.e2e-spec\\.ts$'] : [])],
+  // On a streaming replica: only when REPLICA_URL is set (.ci/run's replica step; test/replica.e2e-spec.ts).
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(process.env.PGBOUNCER_URL === undefined ? ['<rootDir>/test/pooler\\.e2e-spec\\.ts$'] : []),
+    ...(process.env.REPLICA_URL === undefined ? ['<rootDir>/test/replica\\.e2e-spec\\.ts$'] : []),
+  ],
   // Transpile only, as tsconfig's isolatedModules allows: `npm run typecheck` checks types once.
   transform: {
     '^.+\\.ts$': [

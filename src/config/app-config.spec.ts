@@ -79,6 +79,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgresql://u@db/app', DATABASE_DIRECT_URL: 'mysql://db/app' })).toThrow(/DATABASE_DIRECT_URL=/);
   });
 
+  it('takes DATABASE_REPLICA_URL beside DATABASE_URL, and refuses it on the embedded database', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgresql://u@db:5432/app', DATABASE_REPLICA_URL: 'postgresql://u@replica:5432/app', DATABASE_REPLICA_POOL_SIZE: '4' });
+    expect(config).toMatchObject({ DATABASE_REPLICA_URL: 'postgresql://u@replica:5432/app', DATABASE_REPLICA_POOL_SIZE: 4 });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@db/app', DATABASE_REPLICA_URL: '' }).DATABASE_REPLICA_URL).toBeUndefined();
+    expect(() => loadConfig({ DATABASE_REPLICA_URL: 'postgresql://u@replica:5432/app' })).toThrow(/DATABASE_REPLICA_URL is set without DATABASE_URL: the embedded database has no replicas/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://u@db/app', DATABASE_REPLICA_URL: 'mysql://replica/app' })).toThrow(/DATABASE_REPLICA_URL=/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://u@db/app', DATABASE_REPLICA_POOL_SIZE: '0' })).toThrow(/DATABASE_REPLICA_POOL_SIZE=/);
+  });
+
   it('names variables that look like settings but are none, and nothing else', () => {
     const env = { DATABSE_URL: 'x', DATABASE_POOL_SIZ: '3', METERING_TTL: '1', REDIS_HOST: 'h', TRUST_PROXIES: 'loopback', REDIS_URL: 'redis://h', PORT: '80', PATH: '/bin', HOME: '/root', HOST: 'h', USER: 'u', HOSTNAME: 'x', NODE_ENV: 'production', LANG: 'C' };
     expect(unknownSettingLookalikes(env)).toEqual(['DATABASE_POOL_SIZ', 'DATABSE_URL', 'METERING_TTL', 'REDIS_HOST', 'TRUST_PROXIES']);

@@ -42,6 +42,20 @@ export class AppConfig {
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_DIRECT_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_DIRECT_URL?: string;
 
+  /**
+   * A streaming read replica of the PostgreSQL database (a hot standby, or a pooler in front of
+   * one): reads that may lag behind the latest writes (the lists, the metering policy) go there;
+   * reads a client bases its next write on (a resource by id with its ETag), every write and
+   * everything inside one stay on DATABASE_URL (docs/scaling.md, "Reads on a replica"). While the
+   * replica cannot be reached those reads go to DATABASE_URL. Unset: every read goes to DATABASE_URL.
+   * Not with the embedded database, which has no replicas.
+   * @example postgresql://app:secret@db-replica:5432/workspace_admin
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_REPLICA_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_REPLICA_URL?: string;
+
   /** Embedded database directory (only without DATABASE_URL); `memory://` keeps it in memory only. */
   @IsString()
   @MinLength(1)
@@ -53,6 +67,13 @@ export class AppConfig {
   @Min(1)
   @Max(100)
   DATABASE_POOL_SIZE = 10;
+
+  /** Connections per instance to DATABASE_REPLICA_URL (only when it is set). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DATABASE_REPLICA_POOL_SIZE = 10;
 
   /**
    * Longest a request waits for a free pooled PostgreSQL connection (or for a new one to open)
@@ -369,7 +390,7 @@ function constraintMessages(constraints: Record<string, string>): string {
 }
 
 // Settings without a default: absent from Object.keys(new AppConfig()).
-const OPTIONAL_SETTINGS = ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'REDIS_URL', 'TRUST_PROXY', 'METRICS_PORT'];
+const OPTIONAL_SETTINGS = ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URL', 'PUBLIC_BASE_URL', 'CORS_ORIGINS', 'REDIS_URL', 'TRUST_PROXY', 'METRICS_PORT'];
 
 /** The names of every setting: the environment variables the service reads. */
 export function settingNames(): string[] {
@@ -390,6 +411,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (config.DATABASE_DIRECT_URL !== undefined && config.DATABASE_URL === undefined) {
     throw new ConfigError('Invalid configuration:\n  DATABASE_DIRECT_URL is set without DATABASE_URL: set DATABASE_URL too (the pooled connections), or neither.');
+  }
+  if (config.DATABASE_REPLICA_URL !== undefined && config.DATABASE_URL === undefined) {
+    throw new ConfigError(
+      'Invalid configuration:\n  DATABASE_REPLICA_URL is set without DATABASE_URL: the embedded database has no replicas; set DATABASE_URL to the primary PostgreSQL database, or unset DATABASE_REPLICA_URL.',
+    );
   }
   if (isProduction(env) && config.usesEmbeddedDatabase && config.EMBEDDED_DATABASE_IN_PRODUCTION !== 'true') {
     throw new ConfigError(

@@ -4,6 +4,7 @@ import { Database, openDatabase } from './database';
 import { DatabaseNotifications } from './database-notifications';
 import { DatabasePing } from './database-ping';
 import { DatabasePool } from './database-pool';
+import { DatabaseReplica } from './database-replica';
 import { DatabaseOutageLog } from './outage-log';
 import { PrismaService } from './prisma.service';
 import { SqlDriver } from './sql-driver';
@@ -46,12 +47,13 @@ export class DatabaseModule {
         { provide: DatabaseNotifications, useExisting: DATABASE },
         { provide: DatabasePool, useExisting: DATABASE },
         { provide: DatabasePing, useExisting: DATABASE },
+        { provide: DatabaseReplica, useExisting: DATABASE },
         DatabaseLifecycle,
         TransactionHost,
         { provide: SqlHost, useExisting: TransactionHost },
         DatabaseOutageLog,
       ],
-      exports: [PrismaService, TransactionHost, SqlHost, DatabaseOutageLog, DatabaseNotifications, DatabasePool, DatabasePing],
+      exports: [PrismaService, TransactionHost, SqlHost, DatabaseOutageLog, DatabaseNotifications, DatabasePool, DatabasePing, DatabaseReplica],
     };
   }
 }

@@ -11,6 +11,7 @@ import { pgliteSession, pgSession } from './sql-session';
 import { SqlDriver } from './sql-driver';
 import { preparedStatementNames } from './prepared-statements';
 import { withSessionAdvisoryLock } from './locks';
+import { ReadReplica } from './read-replica';
 
 export type DatabaseKind = 'postgres' | 'embedded';
 
@@ -28,6 +29,8 @@ export interface Database {
   readonly prisma: PrismaClient;
   /** Raw statements on the same driver adapter as `prisma`, without the client (TransactionHost.sql). */
   readonly sql: SqlDriver;
+  /** Reads on DATABASE_REPLICA_URL, failing over to the primary (TransactionHost.replica); undefined without one. */
+  readonly replica: ReadReplica | undefined;
   migrate(migrationsDir?: string): Promise<string[]>;
   /** Receives the NOTIFYs of `channel` until closed, or until the database is closed. */
   listen(channel: string, handlers: NotificationHandlers): Promise<NotificationSubscription>;
@@ -47,7 +50,9 @@ const MIGRATION_LOCK_ID = 7_301_977_114;
 export type DatabaseSettings = Pick<
   AppConfig,
   'DATABASE_URL' | 'DATABASE_DIRECT_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_POOL_TIMEOUT_MS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_PREPARED_STATEMENTS' | 'TRANSACTION_TIMEOUT_MS'
->;
+> &
+  // Without a replica (the CLI's tools, test set-up) these may be left out.
+  Partial<Pick<AppConfig, 'DATABASE_REPLICA_URL' | 'DATABASE_REPLICA_POOL_SIZE'>>;
 
 // Prisma's pg adapter reads a timestamptz by replacing its offset with +00:00 and writes a Date as
 // text without one, so both are right only in a UTC session: with the server's TimeZone set to New
@@ -77,31 +82,18 @@ function clientOptions(settings: DatabaseSettings) {
  */
 async function openPostgres(url: string, settings: DatabaseSettings): Promise<Database> {
   const directUrl = settings.DATABASE_DIRECT_URL ?? url;
-  const pool = new PostgresPool({
-    connectionString: url,
-    max: settings.DATABASE_POOL_SIZE,
-    connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS,
-    statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
-    transactionTimeoutMs: settings.TRANSACTION_TIMEOUT_MS,
-    // Awaited before the connection is handed out, so no statement can race it.
-    onConnect: (client) => client.query(UTC_SESSION),
-  });
-  // A client losing its connection must not crash the process, whether it is idle in the pool or
-  // checked out between two queries (pg emits 'error' on the client then): the query that uses it
-  // next fails and answers 503, and the pool replaces the client.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  const ping = new PostgresPing({ connectionString: url, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS, statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS });
+  const pool = openPool(url, settings.DATABASE_POOL_SIZE, settings);
+  const ping = openPing(url, settings);
   const adapter = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter, ...clientOptions(settings) });
-  // The client's statements (model queries) stay unnamed; the SQL driver's (every raw one) are prepared.
-  const sqlAdapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames(settings.DATABASE_PREPARED_STATEMENTS) });
-  const sql = new SqlDriver(await sqlAdapter.connect(), settings.TRANSACTION_TIMEOUT_MS);
+  const sql = await openSqlDriver(pool, settings);
+  const replica = settings.DATABASE_REPLICA_URL ? await openReplica(settings.DATABASE_REPLICA_URL, sql, settings) : undefined;
   const subscriptions = new Subscriptions();
   return {
     kind: 'postgres',
     prisma,
     sql,
+    replica: replica?.reads,
     async migrate(migrationsDir = defaultMigrationsDir()) {
       // A connection of its own, outside the pool: a migration may lock and run as long as it needs.
       const client = new Client({ connectionString: directUrl, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS });
@@ -120,13 +112,62 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
     async close() {
       await subscriptions.closeAll();
       await ping.close();
+      await replica?.close();
       await prisma.$disconnect();
       await pool.end();
     },
   };
 }
 
+/** The pooled connections to one server (the primary, or the replica), every statement with its deadline. */
+function openPool(url: string, size: number, settings: DatabaseSettings): PostgresPool {
+  const pool = new PostgresPool({
+    connectionString: url,
+    max: size,
+    connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS,
+    statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+    transactionTimeoutMs: settings.TRANSACTION_TIMEOUT_MS,
+    // Awaited before the connection is handed out, so no statement can race it.
+    onConnect: (client) => client.query(UTC_SESSION),
+  });
+  // A client losing its connection must not crash the process, whether it is idle in the pool or
+  // checked out between two queries (pg emits 'error' on the client then): the query that uses it
+  // next fails and answers 503, and the pool replaces the client.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
+function openPing(url: string, settings: DatabaseSettings): PostgresPing {
+  return new PostgresPing({ connectionString: url, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS, statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS });
+}
+
+/** Raw statements on `pool`: the client's statements (model queries) stay unnamed; these (every raw one) are prepared. */
+async function openSqlDriver(pool: PostgresPool, settings: DatabaseSettings): Promise<SqlDriver> {
+  const adapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames(settings.DATABASE_PREPARED_STATEMENTS) });
+  return new SqlDriver(await adapter.connect(), settings.TRANSACTION_TIMEOUT_MS);
+}
+
+/**
+ * The read replica: a pool of its own (DATABASE_REPLICA_POOL_SIZE) with the primary's statement
+ * deadlines, UTC session and prepared-statement setting, and readiness's ping. Nothing connects
+ * yet: a replica that is down at start only sends its reads to the primary.
+ */
+async function openReplica(url: string, primary: SqlDriver, settings: DatabaseSettings): Promise<{ reads: ReadReplica; close(): Promise<void> }> {
+  const pool = openPool(url, settings.DATABASE_REPLICA_POOL_SIZE ?? settings.DATABASE_POOL_SIZE, settings);
+  const ping = openPing(url, settings);
+  const sql = await openSqlDriver(pool, settings);
+  return {
+    reads: new ReadReplica(sql.queries, primary.queries, () => ping.ping()),
+    async close() {
+      await ping.close();
+      await pool.end();
+    },
+  };
+}
+
 async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promise<Database> {
+  if (settings.DATABASE_REPLICA_URL) throw new Error('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no replicas');
   const inMemory = dataDir.startsWith('memory://');
   const lock = inMemory ? undefined : EmbeddedDatabaseLock.acquire(dataDir);
   try {
@@ -142,6 +183,7 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
       kind: 'embedded',
       prisma,
       sql,
+      replica: undefined,
       migrate: (migrationsDir = defaultMigrationsDir()) => applyMigrations(pgliteSession(pglite), readMigrations(migrationsDir)),
       listen: async (channel, handlers) => subscriptions.track(await listenOnPGlite(pglite, channel, handlers)),
       poolUsage: () => undefined,

@@ -1,7 +1,9 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Prisma } from '../generated/prisma/client';
+import { DatabaseReplica } from './database-replica';
 import { PrismaService } from './prisma.service';
+import type { SqlReads } from './read-replica';
 import { SqlDriver } from './sql-driver';
 import type { SqlHost } from './sql-host';
 import { clientQueries, type SqlQueries } from './sql-queries';
@@ -23,18 +25,25 @@ type OpenTransaction = { client: DatabaseClient | undefined; sql: SqlQueries };
  * whose every statement is raw (docs/performance.md: it saves the client's per-statement cost).
  * Inside a client transaction a SQL transaction simply joins it. A service that writes only raw
  * statements injects it as `SqlHost` (sql-host.ts), which declares that kind.
+ *
+ * `replica` is for reads that may lag behind the latest writes (lists, the metering policy): on
+ * DATABASE_REPLICA_URL when one is set, else the same as `sql`; inside a transaction it is the
+ * transaction's, so a read within a write always sees the primary.
  */
 @Injectable()
 export class TransactionHost implements SqlHost {
   private readonly current = new AsyncLocalStorage<OpenTransaction>();
   private readonly plainSql: SqlQueries;
+  private readonly replicaReads: SqlReads;
 
-  /** Without a driver (the CLI's admin tools) raw statements and SQL transactions run on the client. */
+  /** Without a driver (the CLI's admin tools) raw statements and SQL transactions run on the client, and there is no replica. */
   constructor(
     private readonly prisma: PrismaService,
     @Optional() private readonly driver?: SqlDriver,
+    @Optional() database?: DatabaseReplica,
   ) {
     this.plainSql = driver?.queries ?? clientQueries(prisma);
+    this.replicaReads = database?.replica ?? this.plainSql;
   }
 
   /** For model queries. */
@@ -48,6 +57,14 @@ export class TransactionHost implements SqlHost {
   /** For raw statements (`Prisma.sql` templates). */
   get sql(): SqlQueries {
     return this.current.getStore()?.sql ?? this.plainSql;
+  }
+
+  /**
+   * For raw reads that may lag behind the latest writes: the read replica's (DATABASE_REPLICA_URL),
+   * or the primary's when none is set or it is unreachable, or the transaction's inside one.
+   */
+  get replica(): SqlReads {
+    return this.current.getStore()?.sql ?? this.replicaReads;
   }
 
   /** Runs `work` in a Prisma client transaction, joining the caller's when there is one; rolls back when it throws. */

@@ -79,6 +79,11 @@ export class DepartmentsService {
     return this.listChildren(organizationId, query.parent_id ?? null, query.page_size ?? DEFAULT_PAGE_SIZE, query.page_token);
   }
 
+  /**
+   * On the primary, not the replica: a client that syncs from another system looks a department
+   * up by external_id to decide whether to create it or to create children under it, and must see
+   * the one it created a moment ago (docs/scaling.md).
+   */
   private async findByExternalId(organizationId: string, externalId: string): Promise<DepartmentPageDto> {
     const rows = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
       SELECT ${DEPARTMENT_COLUMNS} FROM departments WHERE organization_id = ${organizationId}::uuid AND external_id = ${externalId}`);
@@ -90,13 +95,15 @@ export class DepartmentsService {
    * than the page to learn whether another page follows. New siblings get the next order, so they
    * land after every page already read: nothing is skipped or repeated while rows are added. Only
    * an empty page is followed by a look at the parent, to tell "no children" from "no such parent".
+   * The page is read on the replica (it may lag); the look at the parent on the primary, so that a
+   * parent created a moment ago is not answered 404.
    */
   private async listChildren(organizationId: string, parentId: string | null, pageSize: number, pageToken: string | undefined): Promise<DepartmentPageDto> {
     const tokenQuery = ['departments', organizationId, parentId ?? ''];
     const position = startOfPage(tokenQuery, POSITIVE_INT64, pageToken, 'parent_id');
     const ofParent = parentId === null ? Prisma.sql`parent_id IS NULL` : Prisma.sql`parent_id = ${parentId}::uuid`;
     const after = position ? Prisma.sql`AND ("order", id) > (${position.after}::bigint, ${position.id}::uuid)` : Prisma.empty;
-    const rows = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
+    const rows = await this.txHost.replica.query<DepartmentRow>(Prisma.sql`
       SELECT ${DEPARTMENT_COLUMNS} FROM departments
       WHERE organization_id = ${organizationId}::uuid AND ${ofParent} ${after}
       ORDER BY "order", id LIMIT ${pageSize + 1}`);

@@ -65,13 +65,13 @@ export class ExpertSuitesService {
   /**
    * The organization's suites, optionally of one status or category, ordered by creation then id,
    * one indexed statement per page (keyset pagination, as for departments: suites created while a
-   * client pages through come after the pages it has read).
+   * client pages through come after the pages it has read), on the read replica when there is one.
    */
   async list(organizationId: string, query: ListExpertSuitesQueryDto): Promise<{ items: ExpertSuiteWithMarketItem[]; next_page_token: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const tokenQuery = ['expert-suites', organizationId, query.status ?? '', query.category_id ?? ''];
     const position = startOfPage(tokenQuery, SUITE_CREATION_TIMES, query.page_token, 'filters');
-    const rows = await this.txHost.sql.query<SuiteRow>(suitePageStatement(organizationId, query, position, pageSize + 1));
+    const rows = await this.txHost.replica.query<SuiteRow>(suitePageStatement(organizationId, query, position, pageSize + 1));
     const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(row.createdAt.getTime()), id: row.id }));
     return { items: page.items.map(suiteRowToModel), next_page_token: page.next_page_token };
   }

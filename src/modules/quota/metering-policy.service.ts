@@ -22,6 +22,28 @@ interface PolicySnapshot {
   nextReset?: { from: number; at: number; text: string };
 }
 
+interface SubscriptionRow {
+  anchorAt: Date;
+  updatedAt: Date;
+  /** How long ago the data read was current (a lagging replica), in milliseconds; absent on the primary. */
+  behindMs?: number | null;
+}
+
+const subscriptionStatement = (organizationId: string) => Prisma.sql`
+  SELECT anchor_at AS "anchorAt", updated_at AS "updatedAt" FROM subscriptions WHERE organization_id = ${organizationId}::uuid`;
+
+/**
+ * With DATABASE_REPLICA_URL: a hot standby that has replayed all the WAL it received is current
+ * (up to the streaming delay); one with WAL still to replay holds the data as of its last replayed
+ * commit. On the primary (no replica, or the failover) pg_is_in_recovery() is false: null.
+ */
+const subscriptionWithLagStatement = (organizationId: string) => Prisma.sql`
+  SELECT anchor_at AS "anchorAt", updated_at AS "updatedAt",
+    CASE WHEN pg_is_in_recovery() AND pg_last_wal_receive_lsn() IS DISTINCT FROM pg_last_wal_replay_lsn()
+      THEN GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8
+    END AS "behindMs"
+  FROM subscriptions WHERE organization_id = ${organizationId}::uuid`;
+
 /**
  * Reads an organization's metering policy through a small per-organization cache: a read
  * younger than METERING_CACHE_TTL_MS is answered from memory as fresh; an older one is kept as a
@@ -31,6 +53,8 @@ interface PolicySnapshot {
 export class MeteringPolicyService {
   // Keyed by organization id only, so one organization's policy can never answer another's read.
   private readonly snapshots: LRUCache<string, PolicySnapshot>;
+  /** With a read replica, data_as_of is moved back by how far the replica's data is behind. */
+  private readonly replicaLag: boolean;
 
   constructor(
     private readonly txHost: TransactionHost,
@@ -40,6 +64,7 @@ export class MeteringPolicyService {
     private readonly metrics: Metrics,
   ) {
     this.snapshots = new LRUCache({ max: config.METERING_CACHE_MAX_ENTRIES });
+    this.replicaLag = config.DATABASE_REPLICA_URL !== undefined;
   }
 
   async read(organizationId: string): Promise<MeteringPolicyDto> {
@@ -61,12 +86,12 @@ export class MeteringPolicyService {
     return this.toDto(snapshot, 'fresh');
   }
 
+  /** On the read replica when there is one: the policy is cached for METERING_CACHE_TTL_MS anyway. */
   private async load(organizationId: string): Promise<PolicySnapshot> {
-    const [subscription] = await this.txHost.sql.query<{ anchorAt: Date; updatedAt: Date }>(Prisma.sql`
-      SELECT anchor_at AS "anchorAt", updated_at AS "updatedAt" FROM subscriptions WHERE organization_id = ${organizationId}::uuid`);
+    const [subscription] = await this.txHost.replica.query<SubscriptionRow>(this.replicaLag ? subscriptionWithLagStatement(organizationId) : subscriptionStatement(organizationId));
     // Every organization is created with its subscription (AdminService.createOrganization).
     if (!subscription) throw new Error(`Organization ${organizationId} has no subscription`);
-    const dataAsOf = this.clock.now();
+    const dataAsOf = new Date(this.clock.now().getTime() - (subscription.behindMs ?? 0));
     return { anchorAt: subscription.anchorAt, dataAsOf, dataAsOfText: dataAsOf.toISOString(), updatedAtText: subscription.updatedAt.toISOString() };
   }
 
