@@ -39,8 +39,8 @@ export class WebhookEndpointsController {
       '`webhook_endpoint.created`, delivered to the new endpoint too when it subscribes to it.',
   })
   @ApiJsonBody(CreateWebhookEndpointDto, {
-    someEvents: { summary: 'Some event types', value: { url: 'https://hooks.example.com/workspace-admin', event_types: ['department.created', 'api_key.revoked'], description: 'HR sync' } },
-    everything: { summary: 'Every event type', value: { url: 'https://hooks.example.com/all', event_types: ['*'] } },
+    everything: { summary: 'Every event type', value: { url: 'https://hooks.example.com/workspace-admin', event_types: ['*'], description: 'HR sync' } },
+    someEvents: { summary: 'Some event types', value: { url: 'https://hooks.example.com/departments', event_types: ['department.created', 'api_key.revoked'] } },
   })
   @ApiCreatedResponse({ type: CreatedWebhookEndpointDto, description: 'The created endpoint with its signing secret.', headers: IDEMPOTENT_SUCCESS_HEADERS })
   @ApiErrorResponses([
