@@ -31,7 +31,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly attempts = new Set<Promise<void>>();
   private subscription?: NotificationSubscription;
   private pollTimer?: NodeJS.Timeout;
-  private claiming = false;
+  private claiming?: Promise<void>;
   private wakeAgain = false;
   private lastClaimFull = false;
   private stopping = false;
@@ -75,6 +75,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.stopping = true;
     clearInterval(this.pollTimer);
     await this.subscription?.close();
+    // A claim under way still starts what it leased, so that the aborts below give it back.
+    await this.claiming;
     for (const controller of this.inFlight.values()) controller.abort();
     await Promise.all([...this.attempts]);
     this.sender.close();
@@ -87,9 +89,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.wakeAgain = true;
       return;
     }
-    this.claiming = true;
-    void this.claimWhileDue().finally(() => {
-      this.claiming = false;
+    this.claiming = this.claimWhileDue().finally(() => {
+      this.claiming = undefined;
     });
   }
 

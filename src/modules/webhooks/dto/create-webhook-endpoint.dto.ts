@@ -1,7 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsString } from 'class-validator';
-import { Required } from '../../../common/validation/field-rules';
-import { TextField } from '../../../common/validation/fields';
+import { EnumListField, TextField } from '../../../common/validation/fields';
 import { EVENT_TYPE_VALUES } from '../event-types';
 
 export class CreateWebhookEndpointDto {
@@ -18,22 +15,13 @@ export class CreateWebhookEndpointDto {
   })
   url: string;
 
-  @ApiProperty({
-    type: [String],
-    enum: EVENT_TYPE_VALUES,
+  @EnumListField({
+    presence: 'required',
+    values: EVENT_TYPE_VALUES,
     minItems: 1,
-    maxItems: EVENT_TYPE_VALUES.length,
-    uniqueItems: true,
     description: 'The audit actions to deliver (`department.created`, …), or `["*"]` for every one, including actions added later.',
     example: ['department.created', 'api_key.revoked'],
   })
-  @Required()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(EVENT_TYPE_VALUES.length)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @IsIn(EVENT_TYPE_VALUES, { each: true, message: `each value must be one of ${EVENT_TYPE_VALUES.join(', ')}` })
   event_types: string[];
 
   @TextField({
