@@ -2495,6 +2495,7 @@ export interface operations {
              * @description - `VALIDATION_FAILED`: endpoint_id is not a uuid.
              *
              *     - `VALIDATION_FAILED`: The Idempotency-Key header is malformed (details.field `Idempotency-Key`, reason `invalid_format`).
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
              */
             400: {
                 headers: {
@@ -2545,6 +2546,32 @@ export interface operations {
             };
             /** @description - `IDEMPOTENCY_REQUEST_IN_PROGRESS`: A request with the same Idempotency-Key is still being processed; retry after the Retry-After seconds. */
             409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
@@ -2758,7 +2785,10 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryDto"];
                 };
             };
-            /** @description - `VALIDATION_FAILED`: delivery_id is not a uuid. */
+            /**
+             * @description - `VALIDATION_FAILED`: delivery_id is not a uuid.
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
             400: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -2795,6 +2825,32 @@ export interface operations {
             };
             /** @description - `NOT_FOUND`: The organization has no webhook delivery with this id. */
             404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
