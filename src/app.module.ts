@@ -20,6 +20,7 @@ import { ExpertSuitesModule } from './modules/expert-suites/expert-suites.module
 import { HealthModule } from './modules/health/health.module';
 import { QuotaModule } from './modules/quota/quota.module';
 import { UploadsModule } from './modules/uploads/uploads.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -51,6 +52,7 @@ export class AppModule {
         ExpertSuitesModule,
         UploadsModule,
         QuotaModule,
+        WebhooksModule,
         ...extraModules,
       ],
       providers: [

@@ -46,9 +46,9 @@ describe('OpenAPI: cross-cutting errors', () => {
     for (const operation of operations) expect({ id: operation.operationId, codes: examplesOf(operation, '500') }).toEqual({ id: operation.operationId, codes: ['INTERNAL_ERROR'] });
   });
 
-  it('gives every operation that takes a JSON body INVALID_JSON, 413 and 415, beside its own 400s', () => {
-    const withJsonBody = operations.filter((operation) => operation.requestBody?.content['application/json'] !== undefined);
-    // Derived from the document: every write whose body is not a multipart upload takes JSON.
+  it('gives every write that is no upload INVALID_JSON, 413 and 415, beside its own 400s (a body sent to a bodiless action is read too)', () => {
+    const withJsonBody = operations.filter((operation) => examplesOf(operation, '400').includes('INVALID_JSON'));
+    // Derived from the document: every write whose body is not a multipart upload, with a JSON body or none.
     const writes = Object.values(document.paths).flatMap((pathItem) =>
       Object.entries(pathItem).filter(([method, operation]) => ['post', 'put', 'patch'].includes(method) && operation.requestBody?.content['multipart/form-data'] === undefined),
     );
@@ -62,8 +62,10 @@ describe('OpenAPI: cross-cutting errors', () => {
     }
   });
 
-  it('documents no JSON body errors on reads and public routes, and keeps an operation\'s own wording of a shared code', () => {
-    const reads = operations.filter((operation) => operation.requestBody === undefined);
+  it('documents no JSON body errors on reads, deletes and public routes, and keeps an operation\'s own wording of a shared code', () => {
+    const reads = Object.values(document.paths).flatMap((pathItem) =>
+      Object.entries(pathItem).flatMap(([method, operation]) => (['post', 'put', 'patch'].includes(method) ? [] : [operation])),
+    );
     for (const operation of reads) expect(examplesOf(operation, '400')).not.toContain('INVALID_JSON');
     const publicOperations = operations.filter((operation) => operation['x-required-scope'] === undefined);
     for (const operation of publicOperations) expect(operation.responses['401']).toBeUndefined();

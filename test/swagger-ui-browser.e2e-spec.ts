@@ -109,8 +109,9 @@ describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
     const suite = await fixture.newSuite();
     const ids: Record<string, string> = { resourceId: suite.id };
     const executed: string[] = [];
-    // Those without a path parameter first: their answers give the ids the others need.
-    for (const operation of [...operations].sort((a, b) => a.pathParameters.length - b.pathParameters.length)) {
+    // Those without a path parameter first: their answers give the ids the others need; deletes last.
+    const order = (operation: DocumentedOperation) => (operation.method === 'delete' ? 100 : 0) + operation.pathParameters.length;
+    for (const operation of [...operations].sort((a, b) => order(a) - order(b))) {
       const block = await tryOut(page, operation);
       for (const name of operation.pathParameters) {
         expect(ids[name]).toBeDefined();
@@ -127,12 +128,18 @@ describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
       executed.push(label);
       if (body.trim().startsWith('{')) {
         const json = JSON.parse(body) as Record<string, unknown>;
-        // An answer's `<resource>_id` fills the path parameter of that name, snake_case or camelCase (`upload_id` → `uploadId`).
-        for (const [field, value] of Object.entries(json)) {
+        // An answer's `<resource>_id` (or its first list item's) fills the path parameter of that name, snake_case or
+        // camelCase (`upload_id` → `uploadId`); its `id` fills the parameter of the item path below the operation's
+        // (POST /webhook-endpoints → {endpoint_id} of /webhook-endpoints/{endpoint_id}).
+        const firstItem = Array.isArray(json.items) && typeof json.items[0] === 'object' ? (json.items[0] as Record<string, unknown>) : {};
+        for (const [field, value] of [...Object.entries(firstItem), ...Object.entries(json)]) {
           if (!field.endsWith('_id') || typeof value !== 'string') continue;
           ids[field] = value;
           ids[field.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] = value;
         }
+        const itemParameter = new RegExp(`^${operation.path.replace(/[{}]/g, '\\$&')}/\\{([^}]+)\\}$`);
+        const itemPath = operations.map(({ path }) => itemParameter.exec(path)).find((match) => match !== null);
+        if (typeof json.id === 'string' && itemPath && ids[itemPath[1]] === undefined) ids[itemPath[1]] = json.id;
       }
       await block.locator('.opblock-summary').click();
     }

@@ -1,6 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 import { IsTrustedProxyList, trustedProxyList } from './trusted-proxies';
+import { IsRetrySchedule, retryScheduleMs } from './retry-schedule';
 
 const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
@@ -346,7 +347,7 @@ export class AppConfig {
   /**
    * Browser origins allowed to call the API cross-origin, comma-separated exact origins
    * (`https://admin.example.com,http://localhost:5173`); unset or empty: no CORS headers at all.
-   * Allowed origins may use the methods `GET`, `HEAD`, `POST`, `PATCH`, send the headers `Authorization`,
+   * Allowed origins may use the methods `GET`, `HEAD`, `POST`, `PATCH`, `DELETE`, send the headers `Authorization`,
    * `Content-Type`, `Idempotency-Key`, `If-Match`, `If-None-Match`, `X-Request-Id` and read the headers
    * `X-Request-Id`, `Idempotent-Replayed`, `Retry-After`, `RateLimit`, `RateLimit-Policy`, `ETag`.
    * @example https://admin.example.com,http://localhost:5173
@@ -366,12 +367,67 @@ export class AppConfig {
   @IsIn(['true', 'false'])
   EMBEDDED_DATABASE_IN_PRODUCTION: 'true' | 'false' = 'false';
 
+  /**
+   * `true` lets webhook endpoints use `http` and private, loopback and link-local addresses (tests,
+   * receivers inside the cluster). `false`: only `https` URLs whose host resolves to public
+   * addresses, checked at creation and again at every delivery (docs/webhooks.md).
+   */
+  @IsIn(['true', 'false'])
+  WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' | 'false' = 'false';
+
+  /** Whether this instance delivers webhooks (every instance does by default; deliveries are shared out through the database). */
+  @IsIn(['true', 'false'])
+  WEBHOOK_WORKER_ENABLED: 'true' | 'false' = 'true';
+
+  /** Longest a webhook delivery may take to resolve the receiver's address and connect (TLS included), in milliseconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  WEBHOOK_CONNECT_TIMEOUT_MS = 5000;
+
+  /** Longest a receiver may take to answer a delivery once connected (the whole answer), in milliseconds; longer counts as a failed attempt. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  WEBHOOK_RESPONSE_TIMEOUT_MS = 10_000;
+
+  /**
+   * How often each instance looks for due webhook deliveries without being woken, in milliseconds.
+   * New events wake the workers at once through NOTIFY; this catches retries that fall due and any
+   * wake-up missed while the listening connection was down.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  WEBHOOK_POLL_INTERVAL_MS = 2000;
+
+  /** Webhook deliveries one instance sends at once (and claims per statement). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  WEBHOOK_WORKER_CONCURRENCY = 16;
+
+  /**
+   * The waits between the attempts of a webhook delivery, comma-separated, each a number with `ms`,
+   * `s`, `m` or `h`: a failed first attempt is retried after the first wait, and so on; after the
+   * last, the delivery is failed. Each wait gets ±10 % jitter. The default is Standard Webhooks' (Svix's) schedule.
+   * @example 5s,5m,30m,2h,5h,10h,10h
+   */
+  @IsRetrySchedule()
+  WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
   get corsOrigins(): string[] {
     return this.CORS_ORIGINS ? this.CORS_ORIGINS.split(',').map((origin) => origin.trim()) : [];
   }
 
   get trustedProxies(): string[] {
     return this.TRUST_PROXY ? trustedProxyList(this.TRUST_PROXY) : [];
+  }
+
+  /** WEBHOOK_RETRY_SCHEDULE in milliseconds. */
+  get webhookRetryDelaysMs(): number[] {
+    return retryScheduleMs(this.WEBHOOK_RETRY_SCHEDULE);
   }
 
   get usesEmbeddedDatabase(): boolean {
@@ -434,7 +490,7 @@ export function isProduction(env: Record<string, string | undefined> = process.e
 const MIN_TYPO_LENGTH = 8;
 
 // Words our setting names begin with that are distinctive enough to flag an unknown variable by.
-const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE|REDIS|TRUST_PROX|METRICS)/;
+const SETTING_PREFIX = /^(DATABASE|UPLOAD|IDEMPOTENCY|METERING|SHUTDOWN|TRANSACTION|EMBEDDED|API_KEY|RATE_LIMIT|JSON_BODY|PACKAGE_UPLOAD|ICON_UPLOAD|PUBLIC_BASE|REDIS|TRUST_PROX|METRICS|WEBHOOK)/;
 
 /**
  * Environment variables that look like one of our settings but are none (a typo such as

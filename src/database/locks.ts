@@ -41,3 +41,14 @@ export async function withSessionAdvisoryLock<T>(client: { query(text: string, v
     await client.query('SELECT pg_advisory_unlock($1)', [id]);
   }
 }
+
+/**
+ * Work queues (the webhook outbox): claims up to `limit` rows of `table` that match `due`, in the
+ * order of `orderBy`, skipping rows another claimer holds, as the subquery of the UPDATE that leases
+ * them (`UPDATE … FROM (${claimDue(…)}) due WHERE t.id = due.id`). Run on its own, the claim commits
+ * at once: the lease written by the UPDATE, not a held row lock, keeps other instances off the row
+ * while the work runs outside any transaction, and a claimer that dies leaves a lease that expires.
+ */
+export function claimDue(table: string, due: Prisma.Sql, orderBy: string, limit: number): Prisma.Sql {
+  return Prisma.sql`SELECT id FROM ${Prisma.raw(table)} WHERE ${due} ORDER BY ${Prisma.raw(orderBy)} LIMIT ${limit} ${RowLock.forUpdateSkipLocked()}`;
+}

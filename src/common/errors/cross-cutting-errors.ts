@@ -6,7 +6,11 @@ import { ErrorCode } from './error-code';
 
 const ERROR_BODY_SCHEMA = { $ref: '#/components/schemas/ErrorBodyDto' };
 
-/** Raised while a JSON body is read, before any handler runs: every operation that takes one. */
+/**
+ * Raised while a JSON body is read, before any handler runs: every write but a multipart upload,
+ * since JsonBodyGuard reads the body of any POST, PUT or PATCH that has one, a bodiless action
+ * (rotate-secret, redeliver) sent a body included.
+ */
 const JSON_BODY_ERRORS: DocumentedError[] = [
   [ErrorCode.INVALID_JSON, 'The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.'],
   [ErrorCode.PAYLOAD_TOO_LARGE, 'The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default).'],
@@ -29,16 +33,16 @@ const EVERY_OPERATION_ERRORS: DocumentedError[] = [
 
 /**
  * Documents the errors of the global layers once, for every operation they apply to, so that a
- * handler declares only its own: JSON body errors where an operation takes a JSON body, and
+ * handler declares only its own: JSON body errors on every write that is no upload, and
  * authentication, scope, rate limit and database errors where it needs a key, and an unknown query
  * parameter, an invalid Host and the unexpected fault everywhere. An example an operation documents itself (a 503 with its own wording, say) is kept.
  */
 export function documentCrossCuttingErrors(document: OpenAPIObject): void {
   for (const pathItem of Object.values(document.paths)) {
-    for (const operation of Object.values(pathItem) as OperationObject[]) {
+    for (const [method, operation] of Object.entries(pathItem) as Array<[string, OperationObject]>) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
       const errors: DocumentedError[] = [];
-      if (takesJsonBody(operation)) errors.push(...JSON_BODY_ERRORS);
+      if (readsJsonBody(method, operation)) errors.push(...JSON_BODY_ERRORS);
       const scope = (operation as unknown as Record<string, unknown>)[REQUIRED_SCOPE_EXTENSION];
       if (typeof scope === 'string') errors.push(...scopedOperationErrors(scope));
       errors.push(...EVERY_OPERATION_ERRORS);
@@ -47,9 +51,10 @@ export function documentCrossCuttingErrors(document: OpenAPIObject): void {
   }
 }
 
-function takesJsonBody(operation: OperationObject): boolean {
+function readsJsonBody(method: string, operation: OperationObject): boolean {
   const body = operation.requestBody;
-  return body !== undefined && 'content' in body && body.content['application/json'] !== undefined;
+  const multipart = body !== undefined && 'content' in body && body.content['multipart/form-data'] !== undefined;
+  return ['post', 'put', 'patch'].includes(method) && !multipart;
 }
 
 function addErrorResponses(operation: OperationObject, errors: DocumentedError[]): void {

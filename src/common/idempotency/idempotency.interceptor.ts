@@ -15,6 +15,8 @@ import { IdempotencyError } from './idempotency.errors';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 /** Route metadata: the handler writes through `txHost.sql` only (IdempotentOptions.sqlOnly). */
 export const IDEMPOTENT_SQL_ONLY = 'idempotent:sql-only';
+/** Route metadata: the Idempotency-Key header may be left out (IdempotentOptions.keyRequired false). */
+export const IDEMPOTENT_KEY_OPTIONAL = 'idempotent:key-optional';
 const RETRY_AFTER_SECONDS = '1';
 
 interface Outcome {
@@ -42,15 +44,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
   ) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<string>> {
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const http = context.switchToHttp();
     const request = http.getRequest<AuthenticatedRequest>();
     const response = http.getResponse<Response>();
-    const key = readIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()]);
+    const sqlOnly = routeMetadata<boolean>(this.reflector, IDEMPOTENT_SQL_ONLY, context) === true;
+    const header = request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+    if (header === undefined && routeMetadata<boolean>(this.reflector, IDEMPOTENT_KEY_OPTIONAL, context) === true) {
+      // No key, nothing to store or replay: the handler runs once, in the transaction a keyed write gets.
+      return of(await this.inTransaction(sqlOnly, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    }
+    const key = readIdempotencyKey(header);
     const { apiKeyId } = principalOf(request);
     const fingerprint = requestFingerprint(request);
 
-    const sqlOnly = routeMetadata<boolean>(this.reflector, IDEMPOTENT_SQL_ONLY, context) === true;
     let outcome: Outcome;
     try {
       outcome = await this.inTransaction(sqlOnly, async (): Promise<Outcome> => {

@@ -1,9 +1,9 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../errors/api-error-responses.decorator';
+import { ApiErrorResponses, type DocumentedError } from '../errors/api-error-responses.decorator';
 import { ErrorCode } from '../errors/error-code';
 import { IDEMPOTENCY_KEY_HEADER } from './idempotency-key';
-import { IdempotencyInterceptor, IDEMPOTENT_REPLAYED_HEADER, IDEMPOTENT_SQL_ONLY } from './idempotency.interceptor';
+import { IdempotencyInterceptor, IDEMPOTENT_KEY_OPTIONAL, IDEMPOTENT_REPLAYED_HEADER, IDEMPOTENT_SQL_ONLY } from './idempotency.interceptor';
 import { IdempotencyError } from './idempotency.errors';
 
 /** The success response's header, for the operation's @ApiCreatedResponse / @ApiOkResponse. */
@@ -21,27 +21,37 @@ export interface IdempotentOptions {
    * (docs/performance.md). Without it, the handler may use model queries (`txHost.tx`) too.
    */
   sqlOnly?: boolean;
+  /**
+   * `false`: the Idempotency-Key header may be left out; a request without one runs once as sent (in
+   * the same transaction a keyed one gets) and is never replayed. A key that is sent follows the
+   * same rules as on a route that requires it. Default `true`.
+   */
+  keyRequired?: boolean;
 }
 
 /**
- * Makes a write idempotent (docs/idempotency.md): requires the Idempotency-Key header, replays
- * the stored success for a repeated request, and documents the header and its errors once.
+ * Makes a write idempotent (docs/idempotency.md): requires the Idempotency-Key header (or accepts
+ * it, with `keyRequired: false`), replays the stored success for a repeated request, and documents
+ * the header and its errors once.
  */
 export function Idempotent(options: IdempotentOptions = {}) {
+  const keyRequired = options.keyRequired !== false;
   return applyDecorators(
     UseInterceptors(IdempotencyInterceptor),
     SetMetadata(IDEMPOTENT_SQL_ONLY, options.sqlOnly === true),
+    SetMetadata(IDEMPOTENT_KEY_OPTIONAL, !keyRequired),
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
-      required: true,
+      required: keyRequired,
       description:
+        (keyRequired ? '' : 'Optional. Without it the request runs once as sent and a retry may repeat the write. ') +
         'Key of this write, 1 to 255 printable ASCII characters, scoped to the API key. A retry with the same key ' +
         'and the same request gets the stored response (with `Idempotent-Replayed: true`) for the retention period (24 hours by default); a failure is ' +
         'not stored, so retrying it runs the request again.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
     }),
     ApiErrorResponses(
-      [IdempotencyError.IDEMPOTENCY_KEY_MISSING, 'The Idempotency-Key header is missing (details.field `Idempotency-Key`, reason `required`).'],
+      ...(keyRequired ? [[IdempotencyError.IDEMPOTENCY_KEY_MISSING, 'The Idempotency-Key header is missing (details.field `Idempotency-Key`, reason `required`).'] satisfies DocumentedError] : []),
       [ErrorCode.VALIDATION_FAILED, 'The Idempotency-Key header is malformed (details.field `Idempotency-Key`, reason `invalid_format`).', 'VALIDATION_FAILED (Idempotency-Key)'],
       [IdempotencyError.IDEMPOTENCY_REQUEST_IN_PROGRESS, 'A request with the same Idempotency-Key is still being processed; retry after the Retry-After seconds.'],
       [IdempotencyError.IDEMPOTENCY_KEY_REUSED, 'The Idempotency-Key was used before with a different request (method, path or body).'],

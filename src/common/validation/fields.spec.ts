@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { AppError } from '../errors/app-error';
-import { BooleanField, EnumField, IntegerField, TextField, UuidField } from './fields';
+import { BooleanField, EnumField, EnumListField, IntegerField, TextField, UuidField } from './fields';
 import { validationExceptionFactory } from './validation-exception.factory';
 
 // Where @nestjs/swagger keeps a property's schema (its DECORATORS.API_MODEL_PROPERTIES, not exported).
@@ -26,6 +26,9 @@ class Sample {
 
   @BooleanField()
   flag?: boolean;
+
+  @EnumListField({ values: ['x', 'y', 'z'], minItems: 1 })
+  tags?: string[];
 }
 
 /** The first failure's details, as the API would answer them; undefined when the body is valid. */
@@ -38,7 +41,7 @@ async function failure(body: object): Promise<{ field: string; reason: string; s
 
 describe('the field kit', () => {
   it('accepts a valid body, trimming and lower-casing where the field says so', async () => {
-    const instance = plainToInstance(Sample, { name: '  Ann ', ref: 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', count: 2, kind: 'a', flag: true, code: null });
+    const instance = plainToInstance(Sample, { name: '  Ann ', ref: 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', count: 2, kind: 'a', flag: true, code: null, tags: ['z', 'x'] });
     expect(await validate(instance)).toEqual([]);
     expect(instance.name).toBe('Ann');
     expect(instance.ref).toBe('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11');
@@ -60,6 +63,10 @@ describe('the field kit', () => {
     [{ name: 'a', kind: 'c' }, 'kind', 'invalid_value'],
     [{ name: 'a', flag: 'yes' }, 'flag', 'invalid_type'],
     [{ name: 'a', extra: 1 }, 'extra', 'unknown_field'],
+    [{ name: 'a', tags: 'x' }, 'tags', 'invalid_type'],
+    [{ name: 'a', tags: [] }, 'tags', 'too_short'],
+    [{ name: 'a', tags: ['x', 'w'] }, 'tags', 'invalid_value'],
+    [{ name: 'a', tags: ['x', 'x'] }, 'tags', 'duplicate'],
   ])('refuses %j: %s %s', async (body, field, reason) => {
     expect(await failure(body)).toMatchObject({ field, reason });
   });
@@ -77,5 +84,6 @@ describe('the field kit', () => {
     expect(property('ref').nullable).toBeUndefined();
     expect(property('count')).toMatchObject({ type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
     expect(property('kind')).toMatchObject({ enum: ['a', 'b'] });
+    expect(property('tags')).toMatchObject({ type: 'array', items: { type: 'string', enum: ['x', 'y', 'z'] }, minItems: 1, maxItems: 3, uniqueItems: true, required: false });
   });
 });

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
 import { IsJsonInteger, MAX_JSON_INTEGER, MaxCodePoints, NotBlank, Required } from './field-rules';
 import { LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
 
@@ -62,6 +62,23 @@ export function IntegerField(options: FieldDocs & { min: number }) {
 /** One of `values` (documented as an enum); anything else is `invalid_value`. */
 export function EnumField(options: FieldDocs & { values: readonly string[] }) {
   return field(options, { enum: [...options.values] }, [IsString(), IsIn([...options.values], { message: `must be one of ${options.values.join(', ')}` })]);
+}
+
+/**
+ * A list of distinct values from `values`, at least `minItems` (documented as an array with its
+ * enum, minItems, maxItems and uniqueItems): not a list is `invalid_type`, too few `too_short`, too
+ * many `too_long`, a value outside `values` `invalid_value`, a repeat `duplicate`.
+ */
+export function EnumListField(options: FieldDocs & { values: readonly string[]; minItems: number }) {
+  const maxItems = options.values.length;
+  return field(options, { type: String, isArray: true, enum: [...options.values], minItems: options.minItems, maxItems, uniqueItems: true }, [
+    IsArray(),
+    ArrayMinSize(options.minItems),
+    ArrayMaxSize(maxItems),
+    IsString({ each: true }),
+    IsIn([...options.values], { each: true, message: `each value must be one of ${options.values.join(', ')}` }),
+    ArrayUnique(),
+  ]);
 }
 
 export function BooleanField(options: FieldDocs = {}) {

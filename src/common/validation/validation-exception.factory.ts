@@ -22,6 +22,7 @@ const REASON_BY_CONSTRAINT: Record<string, FieldErrorReason> = {
   arrayMaxSize: 'too_long',
   minLength: 'too_short',
   arrayMinSize: 'too_short',
+  arrayUnique: 'duplicate',
   isUuid: 'invalid_format',
   matches: 'invalid_format',
   isUrl: 'invalid_format',

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
+import { createDatabase, databaseUrl, dropDatabase, makeFixture, seed } from './databases';
+import { shippedStartCommand } from './environment';
+import { measure } from './measure';
+import { runNodeScript, startServer, type ServerProcess } from './processes';
+import { readSettings } from './settings';
+
+const ROOT = join(__dirname, '..', '..');
+const SHIPPED = shippedStartCommand(ROOT);
+const SCRIPTS = {
+  service: join(ROOT, SHIPPED.script),
+  migrate: join(ROOT, 'dist/src/database/migrate.main.js'),
+  load: join(ROOT, 'dist/bench/load.js'),
+};
+const READY_TIMEOUT_MS = 60_000;
+const DRAIN_TIMEOUT_MS = 30_000;
+// The target of issue 24: from COMMIT to the receiver's 2xx while the outbox is not backlogged.
+const TARGET_P99_MS = 1000;
+
+/**
+ * `npm run bench:delivery` (docs/benchmarks.md, *Webhook delivery*): two service instances on one
+ * PostgreSQL deliver the audit events of an organization to a receiver in this process, while the
+ * create load runs against the first. Events are written at BENCH_DELIVERY_EVENTS_PER_SECOND, one
+ * committed statement each, as the audit module writes them; the delay is from the COMMIT's
+ * return to the receiver's answer. Prints the events written and delivered per second and the
+ * delay's p50 / p99; exits 1 when p99 misses the target or an event is lost or duplicated.
+ */
+async function main(): Promise<number> {
+  const settings = readSettings(process.env);
+  const eventsPerSecond = Number(process.env.BENCH_DELIVERY_EVENTS_PER_SECOND || 100);
+  const fixture = makeFixture(1, 1, 1);
+  const tenant = fixture.createTenants[0];
+  const name = `${settings.databasePrefix}delivery_${process.pid}`;
+  const url = databaseUrl(settings.postgresUrl, name);
+  const workDirectory = mkdtempSync(join(tmpdir(), 'wsa-bench-delivery-'));
+  const servers: ServerProcess[] = [];
+  const receivedAt = new Map<string, number[]>();
+  const receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const at = performance.now();
+      const eventId = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { event_id: string } }).data.event_id;
+      receivedAt.set(eventId, [...(receivedAt.get(eventId) ?? []), at]);
+      response.writeHead(204).end();
+    });
+  });
+  const writer = new Client({ connectionString: url });
+  try {
+    await createDatabase(settings.postgresUrl, name);
+    await runNodeScript(SCRIPTS.migrate, { ...process.env, DATABASE_URL: url }, workDirectory);
+    await seed(url, fixture);
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    await writer.connect();
+    await writer.query(
+      `INSERT INTO webhook_endpoints (id, organization_id, url, event_types, secret) VALUES ($1, $2, $3, ARRAY['*'], $4)`,
+      [randomUUID(), tenant.organizationId, receiverUrl, `whsec_${Buffer.alloc(32, 7).toString('base64')}`],
+    );
+    const environment = { ...process.env, ...SHIPPED.environment, DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' };
+    for (const label of ['instance 1', 'instance 2']) {
+      servers.push(await startServer(label, SCRIPTS.service, environment, workDirectory, [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs]));
+    }
+    for (const server of servers) await server.waitUntilReady(READY_TIMEOUT_MS);
+
+    const committedAt = new Map<string, number>();
+    let writing = true;
+    const writeEvents = (async () => {
+      const started = performance.now();
+      let written = 0;
+      while (writing) {
+        const due = Math.floor(((performance.now() - started) / 1000) * eventsPerSecond);
+        for (; written < due && writing; written++) {
+          const id = randomUUID();
+          await writer.query(
+            `INSERT INTO audit_events (id, organization_id, occurred_at, action, resource_type, resource_id, actor_type) VALUES ($1, $2, now(), 'department.created', 'department', $3, 'cli')`,
+            [id, tenant.organizationId, String(written)],
+          );
+          committedAt.set(id, performance.now());
+        }
+        await sleep(2);
+      }
+    })();
+    const job = { scenario: 'create' as const, token: tenant.token, suiteIds: [], departmentIds: [], runTag: `delivery-${process.pid}`, durationSeconds: settings.durationSeconds, connections: settings.connections };
+    const loadStarted = performance.now();
+    const load = await measure(servers[0], job, SCRIPTS.load);
+    writing = false;
+    await writeEvents;
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
+    const drainStarted = performance.now();
+    while ([...committedAt.keys()].some((id) => !receivedAt.has(id)) && performance.now() - drainStarted < DRAIN_TIMEOUT_MS) await sleep(20);
+
+    const delays = [...committedAt].flatMap(([id, at]) => (receivedAt.has(id) ? [receivedAt.get(id)![0] - at] : [])).sort((a, b) => a - b);
+    const lost = committedAt.size - delays.length;
+    const duplicates = [...receivedAt.values()].filter((times) => times.length > 1).length;
+    const percentile = (p: number) => delays[Math.min(delays.length - 1, Math.floor((p / 100) * delays.length))] ?? NaN;
+    const [{ count: auditEvents }] = (await writer.query<{ count: string }>('SELECT count(*) FROM audit_events WHERE organization_id = $1', [tenant.organizationId])).rows;
+    console.log(`create load: ${load.load.requestsPerSecond.toFixed(0)} req/s (p99 ${load.load.p99Ms} ms, non-2xx ${load.load.non2xx}) on instance 1, ${settings.connections} connections, ${settings.durationSeconds} s`);
+    console.log(`audit events written: ${(Number(auditEvents) / loadSeconds).toFixed(0)}/s (${auditEvents} in ${loadSeconds.toFixed(1)} s; ${committedAt.size} by the bench's writer)`);
+    console.log(`COMMIT → receiver 2xx over two instances: p50 ${percentile(50).toFixed(1)} ms, p99 ${percentile(99).toFixed(1)} ms, max ${percentile(100).toFixed(1)} ms; lost ${lost}, duplicated ${duplicates}`);
+    const ok = percentile(99) < TARGET_P99_MS && lost === 0 && duplicates === 0;
+    console.log(`${ok ? 'ok    ' : 'MISSED'} delivery p99 < ${TARGET_P99_MS} ms, none lost or duplicated`);
+    return ok ? 0 : 1;
+  } finally {
+    await writer.end().catch(() => undefined);
+    for (const server of servers) await server.stop();
+    receiver.close();
+    await dropDatabase(settings.postgresUrl, name).catch(() => undefined);
+    rmSync(workDirectory, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
