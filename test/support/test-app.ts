@@ -1,8 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import request from 'supertest';
@@ -44,35 +41,11 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   );
 }
 
-/**
- * Opens the test database and applies the migrations (a no-op when already applied). The embedded
- * one is a data directory of its own on disk, as the service's default is, removed when closed:
- * a copy of the migrated template opens in about half the CPU of an in-memory instance, which
- * unpacks the whole template into memory first (docs/performance.md, "The test suite's CPU").
- */
+/** Opens the test database and applies the migrations (a no-op when already applied). */
 export async function openTestDatabase(config: AppConfig = testConfig()): Promise<Database> {
-  if (config.DATABASE_URL || config.DATA_DIR !== 'memory://') {
-    const database = await openDatabase(config);
-    await database.migrate();
-    return database;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'wsa-test-database-'));
-  try {
-    const database = await openDatabase({ ...config, DATA_DIR: join(dir, 'pgdata') });
-    const close = database.close;
-    database.close = async () => {
-      try {
-        await close();
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    };
-    await database.migrate();
-    return database;
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
+  const database = await openDatabase(config);
+  await database.migrate();
+  return database;
 }
 
 export interface TestApp {
