@@ -5,7 +5,7 @@ import { expectErrorBody } from './support/error-body';
 import { ProbeModule } from './support/probe.module';
 import { describeWithRedis, SHARED_REDIS_URL, useSharedRedis } from './support/redis';
 import { rawRequest } from './support/raw-http';
-import { createTenant, listenOnLoopback, openTestDatabase, startTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { createTenant, listenOnLoopback, startTestApp, useTestDatabase, type TestApp, type TestTenant } from './support/test-app';
 
 /** 2 KiB of gzip that inflates to 1 MiB of JSON: the probe's body of issue 21. */
 const INFLATING_BODY = gzipSync(Buffer.from(`{"text":"${'a'.repeat(1024 * 1024)}"}`));
@@ -48,20 +48,22 @@ function answerWhileBodyIncomplete(baseUrl: string, headers: Array<[string, stri
   });
 }
 
+// One database for the file's describe blocks, each with tenants of its own.
+const fileDatabase = useTestDatabase();
+
 describe('authentication and the rate limit are decided before the body is read', () => {
   let database: Database;
   let testApp: TestApp;
   let baseUrl: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
+    database = fileDatabase.database;
     testApp = await startTestApp(database, { RATE_LIMIT_PER_MINUTE: 2 }, [ProbeModule]);
     baseUrl = await listenOnLoopback(testApp);
   });
 
   afterAll(async () => {
     await testApp.close();
-    await database.close();
   });
 
   it('answers 401 to a request without a valid key before its body has even arrived', async () => {
@@ -111,7 +113,7 @@ describe('requests that fail authentication are limited per client address', () 
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
+    database = fileDatabase.database;
     // The tests connect from 127.0.0.1, so they stand in for a trusted proxy that sets X-Forwarded-For.
     testApp = await startTestApp(database, { AUTH_FAILURE_LIMIT_PER_MINUTE: LIMIT, TRUST_PROXY: 'loopback' }, [ProbeModule]);
     tenant = await createTenant(database);
@@ -119,7 +121,6 @@ describe('requests that fail authentication are limited per client address', () 
 
   afterAll(async () => {
     await testApp.close();
-    await database.close();
   });
 
   const fromAddress = (address: string, authorization?: string) => {
@@ -158,14 +159,13 @@ describeWithRedis('the limit on failed authentication shared through Redis', () 
   let second: TestApp;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
+    database = fileDatabase.database;
     const settings = { AUTH_FAILURE_LIMIT_PER_MINUTE: LIMIT, REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: redis.keyPrefix, TRUST_PROXY: 'loopback' };
     [first, second] = await Promise.all([startTestApp(database, settings, [ProbeModule]), startTestApp(database, settings, [ProbeModule])]);
   });
 
   afterAll(async () => {
     await Promise.all([first?.close(), second?.close()]);
-    await database?.close();
   });
 
   it('spends one budget per address across instances', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MetricsServer } from '../src/common/metrics/metrics-server';
 import { expectErrorBody } from './support/error-body';
 import { captureLogs } from './support/log-capture';
-import { createTenant, useTestApp, type TestApp } from './support/test-app';
+import { createTenant, useTestApp, useTestDatabase, type TestApp } from './support/test-app';
 
 const METERING = '/api/openapi/v1/metering-policy';
 const DEPARTMENTS = '/api/openapi/v1/departments';
@@ -21,10 +21,13 @@ async function scrape(testApp: TestApp): Promise<string> {
   return response.text();
 }
 
+// One database for the file's apps, each with a tenant of its own.
+const database = useTestDatabase();
+
 describe('logs and metrics', () => {
   // The first app of this file: nestjs-pino sends events logged outside a request to it.
   const logs = captureLogs();
-  const fixture = useTestApp({ overrides: { LOG_LEVEL: 'log', LOG_FORMAT: 'json', METRICS_PORT: 0 }, logDestination: logs.destination });
+  const fixture = useTestApp({ database, overrides: { LOG_LEVEL: 'log', LOG_FORMAT: 'json', METRICS_PORT: 0 }, logDestination: logs.destination });
 
   describe('request lines', () => {
     it('writes one JSON line per request: request id, method, route pattern, status, latency, key and organization', async () => {
@@ -171,7 +174,7 @@ describe('logs and metrics', () => {
 });
 
 describe('rate-limit refusals', () => {
-  const fixture = useTestApp({ overrides: { RATE_LIMIT_PER_MINUTE: 2, METRICS_PORT: 0 } });
+  const fixture = useTestApp({ database, overrides: { RATE_LIMIT_PER_MINUTE: 2, METRICS_PORT: 0 } });
 
   it('are counted', async () => {
     const statuses = [];
@@ -182,7 +185,7 @@ describe('rate-limit refusals', () => {
 });
 
 describe('without METRICS_PORT', () => {
-  const fixture = useTestApp();
+  const fixture = useTestApp({ database });
 
   it('starts no metrics server', () => {
     expect(fixture.app.app.get(MetricsServer).port).toBeUndefined();
@@ -191,7 +194,7 @@ describe('without METRICS_PORT', () => {
 
 describe('LOG_FORMAT=text', () => {
   const logs = captureLogs();
-  const fixture = useTestApp({ overrides: { LOG_LEVEL: 'log', LOG_FORMAT: 'text' }, logDestination: logs.destination });
+  const fixture = useTestApp({ database, overrides: { LOG_LEVEL: 'log', LOG_FORMAT: 'text' }, logDestination: logs.destination });
 
   it('writes one readable line per request, with the same fields', async () => {
     await fixture.http().get('/healthz').set('X-Request-Id', 'text-1').expect(200);
@@ -204,7 +207,7 @@ describe('LOG_FORMAT=text', () => {
 
 describe('LOG_LEVEL=warn', () => {
   const logs = captureLogs();
-  const fixture = useTestApp({ overrides: { LOG_LEVEL: 'warn', LOG_FORMAT: 'json' }, logDestination: logs.destination });
+  const fixture = useTestApp({ database, overrides: { LOG_LEVEL: 'warn', LOG_FORMAT: 'json' }, logDestination: logs.destination });
 
   it('writes no request lines, and still answers with the request id', async () => {
     const answered = await fixture.http().get(METERING).set('Authorization', fixture.tenant.bearer).set('X-Request-Id', 'quiet-1').expect(200);

@@ -5,7 +5,7 @@ import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { ProbeModule } from './support/probe.module';
 import { describeWithRedis, keysWithPrefix, OwnRedisServer, SHARED_REDIS_URL, useSharedRedis } from './support/redis';
-import { createTenant, openTestDatabase, startTestApp, until, type TestApp, type TestTenant } from './support/test-app';
+import { createTenant, startTestApp, until, useTestDatabase, type TestApp, type TestTenant } from './support/test-app';
 
 const LIMIT = 5;
 
@@ -15,6 +15,9 @@ function remaining(response: Response): number {
   return Number(match[1]);
 }
 
+// One database for the file's describe blocks, each with tenants of its own.
+const fileDatabase = useTestDatabase();
+
 describeWithRedis('rate limit shared through Redis', () => {
   const redis = useSharedRedis();
   let database: Database;
@@ -22,14 +25,13 @@ describeWithRedis('rate limit shared through Redis', () => {
   let second: TestApp;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
+    database = fileDatabase.database;
     const settings = { RATE_LIMIT_PER_MINUTE: LIMIT, REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: redis.keyPrefix };
     [first, second] = await Promise.all([startTestApp(database, settings, [ProbeModule]), startTestApp(database, settings, [ProbeModule])]);
   });
 
   afterAll(async () => {
     await Promise.all([first?.close(), second?.close()]);
-    await database?.close();
   });
 
   it('spends one budget per key across two instances, counting down in the RateLimit header, then 429 with Retry-After', async () => {
@@ -81,14 +83,13 @@ describeWithRedis('rate limit while Redis is away', () => {
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
+    database = fileDatabase.database;
     app = await startTestApp(database, { RATE_LIMIT_PER_MINUTE: 3, REDIS_URL: server.redis.url, REDIS_KEY_PREFIX: 'wsa-test:' }, [ProbeModule]);
     tenant = await createTenant(database);
   });
 
   afterAll(async () => {
     await app?.close();
-    await database?.close();
   });
 
   const call = () => app.http().get('/probe/quota-read').set('Authorization', tenant.bearer);
@@ -157,17 +158,8 @@ describeWithRedis('rate limit while Redis is away', () => {
 });
 
 describeWithRedis('rate limit when Redis is not there at start-up', () => {
-  let database: Database;
-
-  beforeAll(async () => {
-    database = await openTestDatabase();
-  });
-
-  afterAll(async () => {
-    await database?.close();
-  });
-
   it('starts anyway, counting in memory, and counts in Redis once Redis answers', async () => {
+    const { database } = fileDatabase;
     const late = await OwnRedisServer.onFreePort();
     const warn = jest.spyOn(Logger.prototype, 'warn');
     let app: TestApp | undefined;
@@ -198,14 +190,13 @@ describeWithRedis('rate limit while Redis is frozen, under concurrent requests',
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
+    database = fileDatabase.database;
     app = await startTestApp(database, { RATE_LIMIT_PER_MINUTE: 100_000, REDIS_URL: server.redis.url, REDIS_KEY_PREFIX: 'wsa-test:' }, [ProbeModule]);
     tenant = await createTenant(database);
   });
 
   afterAll(async () => {
     await app?.close();
-    await database?.close();
   });
 
   // Counted by what was asked of Redis, not by how long answers took: on a loaded machine any

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Client } from 'pg';
-import { openDatabase } from '../../src/database/database';
+import type { Client } from 'pg';
 
 // On PostgreSQL (TEST_DATABASE_URL) the suite migrates one template database once per run (jest's
 // globalSetup), and each test file works on its own copy of it (CREATE DATABASE … TEMPLATE), so
@@ -26,7 +25,10 @@ export function fileDatabaseUrl(server: string, testPath: string): string {
   return withDatabaseName(server, `${baseName(server)}_${createHash('sha256').update(testPath).digest('hex').slice(0, 12)}`);
 }
 
+// `pg` and the application's database code are loaded when used: test/support/file-database.ts
+// imports this module before every test file, unit tests included.
 async function onServer(server: string, work: (client: Client) => Promise<void>): Promise<void> {
+  const { Client } = await import('pg');
   const client = new Client({ connectionString: server });
   await client.connect();
   try {
@@ -47,6 +49,7 @@ export async function createTemplateDatabase(server: string): Promise<void> {
     await dropDatabase(client, template);
     await client.query(`CREATE DATABASE ${client.escapeIdentifier(template)}`);
   });
+  const { openDatabase } = await import('../../src/database/database');
   const database = await openDatabase({
     DATABASE_URL: templateDatabaseUrl(server),
     DATA_DIR: 'memory://',

@@ -157,6 +157,11 @@ export interface TestAppOptions {
   listen?: boolean;
   /** Where the app's log lines go instead of stdout (test/support/log-capture.ts). */
   logDestination?: DestinationStream;
+  /**
+   * A database the file opened with useTestDatabase, shared by its describe blocks, instead of one
+   * of the app's own (opening one costs the most of a fixture's set-up). It stays open after the app.
+   */
+  database?: TestDatabaseFixture;
 }
 
 let idempotencyKeys = 0;
@@ -165,14 +170,14 @@ let idempotencyKeys = 0;
  * For the tests of one file: the test database, an app instance on it and a tenant holding every
  * scope, closed after the file. Fields are set in beforeAll.
  */
-export function useTestApp({ overrides = {}, extraModules = [], listen = false, logDestination }: TestAppOptions = {}): TestAppFixture {
+export function useTestApp({ overrides = {}, extraModules = [], listen = false, logDestination, database }: TestAppOptions = {}): TestAppFixture {
   const fixture = {
     http: () => fixture.app.http(),
     newSuite: (organizationId = fixture.tenant.organizationId) => fixture.admin.createExpertSuite(organizationId, `suite-${randomUUID().slice(0, 8)}`),
     newIdempotencyKey: () => `test-${process.pid}-${Date.now()}-${++idempotencyKeys}`,
   } as TestAppFixture;
   beforeAll(async () => {
-    fixture.database = await openTestDatabase();
+    fixture.database = database?.database ?? (await openTestDatabase());
     fixture.admin = new AdminService(fixture.database.prisma);
     fixture.app = await startTestApp(fixture.database, overrides, extraModules, logDestination);
     fixture.tenant = await createTenant(fixture.database);
@@ -183,7 +188,7 @@ export function useTestApp({ overrides = {}, extraModules = [], listen = false, 
   });
   afterAll(async () => {
     await fixture.app?.close();
-    await fixture.database?.close();
+    if (!database) await fixture.database?.close();
   });
   return fixture;
 }
