@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
 import { IsJsonInteger, MAX_JSON_INTEGER, MaxCodePoints, NotBlank, Required } from './field-rules';
-import { LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
+import { DateTime, LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
 
 /**
  * The field kit: one decorator per kind of field, carrying its validation rules, the contract's
@@ -62,6 +62,14 @@ export function IntegerField(options: FieldDocs & { min: number }) {
 /** One of `values` (documented as an enum); anything else is `invalid_value`. */
 export function EnumField(options: FieldDocs & { values: readonly string[] }) {
   return field(options, { enum: [...options.values] }, [IsString(), IsIn([...options.values], { message: `must be one of ${options.values.join(', ')}` })]);
+}
+
+/**
+ * An ISO 8601 (RFC 3339) date-time with its time zone, `Z` or an offset (documented as `format:
+ * date-time`); the value stays the string sent, `new Date(value)` reads it.
+ */
+export function DateTimeField(options: FieldDocs = {}) {
+  return field(options, { type: String, format: 'date-time' }, [IsString(), DateTime()]);
 }
 
 export function BooleanField(options: FieldDocs = {}) {
