@@ -20,3 +20,8 @@ export function uuidV7Floor(at: Date): string {
   const hex = at.getTime().toString(16).padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }
+
+/** The Unix milliseconds in a v7 id's first 48 bits (when it was made). */
+export function uuidV7Millis(id: string): number {
+  return Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { uuidV7Floor } from '../../common/ids/uuid-v7';
+import { uuidV7Floor, uuidV7Millis } from '../../common/ids/uuid-v7';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
-import { pageOfRows, startOfPage, type SortValueRange } from '../../common/pagination/page-token';
+import { pageOfRows, startOfPage, UUID_V7_MILLISECONDS } from '../../common/pagination/page-token';
 import { SqlHost } from '../../database/sql-host';
 import { Prisma } from '../../generated/prisma/client';
 import { toAuditEventDto, type AuditEventRow } from './audit-event.mapper';
@@ -11,14 +11,6 @@ import type { ListAuditEventsQueryDto } from './dto/list-audit-events-query.dto'
 const COLUMNS = Prisma.sql`id, occurred_at AS "occurredAt", action, resource_type AS "resourceType", resource_id AS "resourceId",
   actor_type AS "actorType", actor_api_key_id AS "actorApiKeyId", request_id AS "requestId",
   revision_before AS "revisionBefore", revision_after AS "revisionAfter", changes`;
-
-/** The milliseconds a UUID v7 can carry (48 bits): the sort value of an audit page token. */
-const UUID_V7_MILLIS: SortValueRange = { min: 0n, max: 2n ** 48n - 1n };
-
-/** The Unix milliseconds in a UUID v7's first 48 bits. */
-function millisOf(id: string): string {
-  return BigInt(`0x${id.slice(0, 8)}${id.slice(9, 13)}`).toString();
-}
 
 @Injectable()
 export class AuditEventsService {
@@ -42,7 +34,7 @@ export class AuditEventsService {
       query.since ?? '',
       query.until ?? '',
     ];
-    const position = startOfPage(tokenQuery, UUID_V7_MILLIS, query.page_token, 'filters');
+    const position = startOfPage(tokenQuery, UUID_V7_MILLISECONDS, query.page_token, 'filters');
     const conditions = [Prisma.sql`organization_id = ${organizationId}::uuid`];
     if (query.resource_type !== undefined) conditions.push(Prisma.sql`resource_type = ${query.resource_type}`);
     if (query.resource_id !== undefined) conditions.push(Prisma.sql`resource_id = ${query.resource_id}`);
@@ -54,7 +46,7 @@ export class AuditEventsService {
     const rows = await this.txHost.sql.query<AuditEventRow>(Prisma.sql`
       SELECT ${COLUMNS} FROM audit_events WHERE ${Prisma.join(conditions, ' AND ')}
       ORDER BY id DESC LIMIT ${pageSize + 1}`);
-    const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: millisOf(row.id), id: row.id }));
+    const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(uuidV7Millis(row.id)), id: row.id }));
     return { items: page.items.map(toAuditEventDto), next_page_token: page.next_page_token };
   }
 }
