@@ -1,12 +1,26 @@
 import { randomFillSync } from 'node:crypto';
 
+// Random bytes are drawn from the system a pool at a time: one randomFillSync per id costs more
+// than the rest of making it. The ids are unique and unguessable enough to be keys, not secrets.
+const POOL = Buffer.allocUnsafe(16 * 256);
+let poolOffset = POOL.length;
+
+function sixteenRandomBytes(): Buffer {
+  if (poolOffset === POOL.length) {
+    randomFillSync(POOL);
+    poolOffset = 0;
+  }
+  poolOffset += 16;
+  return POOL.subarray(poolOffset - 16, poolOffset);
+}
+
 /**
  * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits, so ids sort by
  * creation time. Written here rather than taken from the `uuid` package: its releases that carry
  * v7 and still load as CommonJS are no longer maintained, and the current ones are ESM only.
  */
 export function uuidV7(at: Date): string {
-  const bytes = randomFillSync(Buffer.allocUnsafe(16));
+  const bytes = sixteenRandomBytes();
   const millis = at.getTime();
   bytes.writeUIntBE(millis, 0, 6);
   bytes[6] = 0x70 | (bytes[6] & 0x0f);

@@ -110,11 +110,7 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
   if (sets.length === 0) return undefined;
   if (body.expected_revision !== undefined) guards.push(Prisma.sql`s.revision = ${body.expected_revision}`);
 
-  const columns = Prisma.raw(audited.join(', '));
-  const changes = sqlChanges(
-    Object.fromEntries(audited.map((column) => [column, { old: Prisma.raw(`o.${column}`), new: Prisma.raw(`s.${column}`) }])),
-    { onlyChanged: true },
-  );
+  const { columns, changes } = auditedColumns(audited);
   return Prisma.sql`
     WITH o AS (
       SELECT ${columns} FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid FOR NO KEY UPDATE),
@@ -136,6 +132,22 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
     })})
     SELECT ${SUITE_COLUMNS}, (SELECT e.revision FROM expert_suites AS e WHERE e.id = u.id) AS "revisionBefore"
     FROM u LEFT JOIN market_items AS m ON m.suite_id = u.id`;
+}
+
+// The old-row read and the changes expression depend only on which columns a PATCH sends: made
+// once per set of columns (a handful of shapes in practice), as they are built on every PATCH.
+const auditedColumnsCache = new Map<string, { columns: Prisma.Sql; changes: Prisma.Sql }>();
+
+function auditedColumns(audited: readonly string[]): { columns: Prisma.Sql; changes: Prisma.Sql } {
+  const key = audited.join(',');
+  let cached = auditedColumnsCache.get(key);
+  if (!cached) {
+    // The columns are the statement's own names, never the client's.
+    const changes = sqlChanges(Object.fromEntries(audited.map((column) => [column, { old: Prisma.raw(`o.${column}`), new: Prisma.raw(`s.${column}`) }])), { onlyChanged: true });
+    cached = { columns: Prisma.raw(audited.join(', ')), changes: Prisma.raw(changes.sql) };
+    auditedColumnsCache.set(key, cached);
+  }
+  return cached;
 }
 
 /** The suite with its market item. */
