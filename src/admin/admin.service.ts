@@ -11,7 +11,7 @@ import { allScopes, isKnownScope } from '../common/auth/scope-catalog';
 import { AdminArgumentError, AdminError } from './admin-error';
 import { UploadFileImport, type UploadImportReport } from './upload-file-import';
 import { CLI_ACTOR } from '../common/audit/audit-actor';
-import { auditInsert, auditInsertFrom, created, REDACTED, sqlChanges, type AuditEventInput } from '../common/audit/audit-event';
+import { auditInsert, auditInsertFrom, created, REDACTED, type AuditEventInput } from '../common/audit/audit-event';
 
 /** The name of the organization the first start of an empty embedded database creates. */
 export const DEMO_ORGANIZATION_NAME = 'Demo organization';
@@ -154,7 +154,7 @@ export class AdminService {
         organizationId: Prisma.sql`revoked.organization_id`,
         action: 'api_key.revoked',
         resourceId: Prisma.sql`revoked.id::text`,
-        changes: sqlChanges({ revoked_at: { old: Prisma.sql`NULL::text`, new: Prisma.sql`${now.toISOString()}::text` } }),
+        changes: { revoked_at: { old: null, new: now.toISOString() } },
       })} WHERE revoked.newly)
       SELECT revoked.id, revoked.revoked_at FROM revoked, pg_notify(${API_KEY_REVOKED_CHANNEL}, revoked.id::text)`);
     if (!revoked) throw new AdminError(`No API key with id ${id}.`);
