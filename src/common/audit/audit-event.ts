@@ -67,7 +67,7 @@ const COLUMNS = Prisma.raw(
 
 // One template for the whole row: it runs on every write, and each nested fragment costs.
 function values(context: AuditContext, event: AuditEventInput): Prisma.Sql {
-  const changes = event.changes instanceof Prisma.Sql ? event.changes : Prisma.sql`${JSON.stringify(jsonChanges(event.changes))}::jsonb`;
+  const changes = event.changes instanceof Prisma.Sql ? event.changes : Prisma.sql`${changesJson(event.changes)}::jsonb`;
   const { actor } = context;
   return Prisma.sql`${uuidV7(context.at)}::uuid, ${sqlValue(event.organizationId, 'uuid')}, ${context.at}::timestamptz, ${event.action}, ${resourceTypeOf(event.action)},
     ${sqlValue(event.resourceId, 'text')}, ${actor.type}, ${actor.apiKeyId}::uuid, ${actor.requestId}::text,
@@ -113,7 +113,7 @@ export function created(fields: Record<string, unknown>): AuditChanges {
   return Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, { old: null, new: value }]));
 }
 
-/** int64 values as JSON numbers, dates as ISO 8601 UTC: the wire's forms. */
-function jsonChanges(changes: AuditChanges): AuditChanges {
-  return JSON.parse(JSON.stringify(changes, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value))) as AuditChanges;
+/** The changes as JSON text: int64 values as JSON numbers, dates as ISO 8601 UTC (the wire's forms). */
+function changesJson(changes: AuditChanges): string {
+  return JSON.stringify(changes, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value));
 }
