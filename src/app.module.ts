@@ -15,6 +15,7 @@ import { ConfigModule } from './config/config.module';
 import type { DestinationStream } from 'pino';
 import type { Database } from './database/database';
 import { DatabaseModule } from './database/database.module';
+import { AuditEventsModule } from './modules/audit-events/audit-events.module';
 import { DirectoryModule } from './modules/directory/directory.module';
 import { ExpertSuitesModule } from './modules/expert-suites/expert-suites.module';
 import { HealthModule } from './modules/health/health.module';
@@ -53,6 +54,7 @@ export class AppModule {
         UploadsModule,
         QuotaModule,
         WebhooksModule,
+        AuditEventsModule,
         ...extraModules,
       ],
       providers: [

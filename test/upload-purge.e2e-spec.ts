@@ -151,9 +151,9 @@ describe('purging expired uploads', () => {
     expect(await danglingIcons()).toEqual([]);
   });
 
-  it('schedules both purges with the configured interval and none when it is 0', async () => {
-    expect(fixture.app.app.get(SchedulerRegistry).getIntervals().sort()).toEqual(['idempotency-purge', 'upload-purge']);
-    const off = await startTestApp(fixture.database, { UPLOAD_PURGE_INTERVAL_SECONDS: 0, IDEMPOTENCY_PURGE_INTERVAL_SECONDS: 0 });
+  it('schedules the purges (uploads, idempotency records, audit events) with the configured interval and none when it is 0', async () => {
+    expect(fixture.app.app.get(SchedulerRegistry).getIntervals().sort()).toEqual(['audit-purge', 'idempotency-purge', 'upload-purge']);
+    const off = await startTestApp(fixture.database, { UPLOAD_PURGE_INTERVAL_SECONDS: 0, IDEMPOTENCY_PURGE_INTERVAL_SECONDS: 0, AUDIT_PURGE_INTERVAL_SECONDS: 0 });
     try {
       expect(off.app.get(SchedulerRegistry).getIntervals()).toEqual([]);
     } finally {

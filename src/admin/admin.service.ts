@@ -4,11 +4,14 @@ import { Clock } from '../common/clock';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { violations } from '../database/constraint-violations';
 import { TransactionHost } from '../database/transaction-host';
+import { RowLock } from '../database/locks';
 import type { ExpertSuiteDto } from '../modules/expert-suites/dto/expert-suite.dto';
 import { toExpertSuiteDto } from '../modules/expert-suites/expert-suite.mapper';
 import { allScopes, isKnownScope } from '../common/auth/scope-catalog';
 import { AdminArgumentError, AdminError } from './admin-error';
 import { UploadFileImport, type UploadImportReport } from './upload-file-import';
+import { CLI_ACTOR } from '../common/audit/audit-actor';
+import { auditInsert, auditInsertFrom, created, REDACTED, type AuditEventInput } from '../common/audit/audit-event';
 
 /** The name of the organization the first start of an empty embedded database creates. */
 export const DEMO_ORGANIZATION_NAME = 'Demo organization';
@@ -96,10 +99,18 @@ export class AdminService {
     const unknown = unique.filter((scope) => !isKnownScope(scope));
     if (unknown.length > 0) throw new AdminArgumentError(`Unknown scope(s): ${unknown.join(', ')}. The catalog: ${allScopes().join(', ')} (see the scopes command).`);
     const token = generateApiKeyToken();
-    const apiKey = await this.txHost.tx.apiKey.create({
-      data: { organizationId, keyHash: token.hash, keyPrefix: token.displayPrefix, scopes: unique },
+    return this.txHost.withTransaction(async () => {
+      const apiKey = await this.txHost.tx.apiKey.create({
+        data: { organizationId, keyHash: token.hash, keyPrefix: token.displayPrefix, scopes: unique, createdAt: this.clock.now() },
+      });
+      await this.audit(apiKey.createdAt, {
+        organizationId,
+        action: 'api_key.created',
+        resourceId: apiKey.id,
+        changes: created({ key: REDACTED, prefix: apiKey.keyPrefix, scopes: unique }),
+      });
+      return { id: apiKey.id, key: token.token, scopes: unique };
     });
-    return { id: apiKey.id, key: token.token, scopes: unique };
   }
 
   /** The organization's keys, newest first: never the key or its hash, only the short prefix that tells them apart. */
@@ -128,10 +139,23 @@ export class AdminService {
    */
   async revokeApiKey(id: string): Promise<{ id: string; revoked_at: string }> {
     requireUuid(id, 'id');
+    const now = this.clock.now();
+    // The first revocation writes the api_key.revoked event in the same statement (the `newly`
+    // row); revoking again changes nothing and writes none.
     const [revoked] = await this.txHost.sql.query<{ id: string; revoked_at: Date }>(Prisma.sql`
-      WITH revoked AS (
-        UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${id}::uuid RETURNING id, revoked_at
-      )
+      WITH prior AS (
+        SELECT id, revoked_at FROM api_keys WHERE id = ${id}::uuid ${RowLock.forUpdate}
+      ),
+      revoked AS (
+        UPDATE api_keys AS k SET revoked_at = COALESCE(prior.revoked_at, ${now}) FROM prior WHERE k.id = prior.id
+        RETURNING k.id, k.organization_id, k.revoked_at, prior.revoked_at IS NULL AS newly
+      ),
+      audited AS (${auditInsertFrom({ actor: CLI_ACTOR, at: now }, Prisma.sql`revoked`, {
+        organizationId: Prisma.sql`revoked.organization_id`,
+        action: 'api_key.revoked',
+        resourceId: Prisma.sql`revoked.id::text`,
+        changes: { revoked_at: { old: null, new: now.toISOString() } },
+      })} WHERE revoked.newly)
       SELECT revoked.id, revoked.revoked_at FROM revoked, pg_notify(${API_KEY_REVOKED_CHANNEL}, revoked.id::text)`);
     if (!revoked) throw new AdminError(`No API key with id ${id}.`);
     return { id: revoked.id, revoked_at: revoked.revoked_at.toISOString() };
@@ -141,8 +165,11 @@ export class AdminService {
     await this.requireOrganization(organizationId);
     const trimmed = requireText(name, 'name', 255);
     try {
-      const category = await this.txHost.tx.category.create({ data: { organizationId, name: trimmed } });
-      return { id: category.id, name: category.name };
+      return await this.txHost.withTransaction(async () => {
+        const category = await this.txHost.tx.category.create({ data: { organizationId, name: trimmed } });
+        await this.audit(this.clock.now(), { organizationId, action: 'category.created', resourceId: category.id, changes: created({ name: category.name }) });
+        return { id: category.id, name: category.name };
+      });
     } catch (error) {
       throw violations({ categories_organization_id_name_key: () => new AdminError(`The organization already has a category named "${trimmed}".`) })(error);
     }
@@ -152,17 +179,29 @@ export class AdminService {
   async createExpertSuite(organizationId: string, name: string): Promise<ExpertSuiteDto> {
     await this.requireOrganization(organizationId);
     const trimmed = requireText(name, 'name', 255);
-    const suite = await this.txHost.tx.expertSuite.create({
-      data: {
+    const now = this.clock.now();
+    return this.txHost.withTransaction(async () => {
+      const suite = await this.txHost.tx.expertSuite.create({
+        data: {
+          organizationId,
+          name: trimmed,
+          displayName: trimmed,
+          createdAt: now,
+          updatedAt: now,
+          marketItem: { create: { updatedAt: now } },
+        },
+        include: { marketItem: true },
+      });
+      await this.audit(now, {
         organizationId,
-        name: trimmed,
-        displayName: trimmed,
-        marketItem: { create: {} },
-      },
-      include: { marketItem: true },
+        action: 'expert_suite.created',
+        resourceId: suite.id,
+        revisionAfter: suite.revision,
+        changes: created({ name: suite.name, display_name: suite.displayName, status: suite.status }),
+      });
+      // A new suite has no uploaded icon, so no address to build: no base URL is needed.
+      return toExpertSuiteDto(suite, '');
     });
-    // A new suite has no uploaded icon, so no address to build: no base URL is needed.
-    return toExpertSuiteDto(suite, '');
   }
 
   /** Copies the files of uploads kept on disk by earlier releases (their UPLOAD_DIR) into the database; see UploadFileImport. */
@@ -173,12 +212,31 @@ export class AdminService {
   async setSubscriptionAnchor(organizationId: string, anchor: string): Promise<{ organization_id: string; anchor_at: string }> {
     await this.requireOrganization(organizationId);
     const anchorAt = parseIsoDateTime(anchor);
-    const subscription = await this.txHost.tx.subscription.upsert({
-      where: { organizationId },
-      create: { organizationId, anchorAt },
-      update: { anchorAt, updatedAt: this.clock.now() },
+    const now = this.clock.now();
+    return this.txHost.withTransaction(async () => {
+      const [before] = await this.txHost.sql.query<{ anchor_at: Date }>(Prisma.sql`
+        SELECT anchor_at FROM subscriptions WHERE organization_id = ${organizationId}::uuid ${RowLock.forUpdate}`);
+      const subscription = await this.txHost.tx.subscription.upsert({
+        where: { organizationId },
+        create: { organizationId, anchorAt },
+        update: { anchorAt, updatedAt: now },
+      });
+      // Setting the anchor it already has is no change, and no event.
+      if (before?.anchor_at.getTime() !== anchorAt.getTime()) {
+        await this.audit(now, {
+          organizationId,
+          action: 'subscription.updated',
+          resourceId: organizationId,
+          changes: { anchor_at: { old: before?.anchor_at.toISOString() ?? null, new: anchorAt.toISOString() } },
+        });
+      }
+      return { organization_id: organizationId, anchor_at: subscription.anchorAt.toISOString() };
     });
-    return { organization_id: organizationId, anchor_at: subscription.anchorAt.toISOString() };
+  }
+
+  /** The audit event of a CLI change, in the change's transaction (docs/audit.md). */
+  private async audit(at: Date, event: AuditEventInput): Promise<void> {
+    await this.txHost.sql.execute(auditInsert({ actor: CLI_ACTOR, at }, event));
   }
 
   private async requireOrganization(id: string): Promise<void> {

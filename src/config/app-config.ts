@@ -196,6 +196,18 @@ export class AppConfig {
   @Min(0)
   IDEMPOTENCY_PURGE_INTERVAL_SECONDS = 15 * 60;
 
+  /** How long audit events are kept, in days (docs/audit.md); older ones are deleted by the audit purge. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  AUDIT_RETENTION_DAYS = 365;
+
+  /** How often each instance deletes audit events older than AUDIT_RETENTION_DAYS, in seconds; 0 turns the purge off (events are then kept for ever). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  AUDIT_PURGE_INTERVAL_SECONDS = 60 * 60;
+
   /** How long a metering policy read from the database is answered from memory as fresh, in milliseconds. */
   @Transform(toInt)
   @IsInt()

@@ -292,6 +292,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/openapi/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description **Required scope:** `admin.v1.audit.read`
+         *
+         *     The organization's audit trail, newest first: one event per successful change (API or admin CLI), written in the same transaction as the change, with who made it, from which request, and the fields that changed (old and new). Filters combine; `since` is inclusive and `until` exclusive. Pass `next_page_token` as `page_token` for the next, older page (null on the last one); events written while a client pages through are newer than its first page and do not shift the pages it reads. Events are kept for the retention the operator sets (AUDIT_RETENTION_DAYS, docs/audit.md).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -636,7 +658,7 @@ export interface components {
              *       "api_key.revoked"
              *     ]
              */
-            event_types: ("department.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "*")[];
+            event_types: ("department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "*")[];
             /**
              * @description What the endpoint is for, at most 1024 characters (code points), trimmed. Null or absent: none.
              * @example HR sync
@@ -652,7 +674,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("department.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "*")[];
+            event_types: ("department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "*")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -675,7 +697,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("department.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "*")[];
+            event_types: ("department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "*")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -765,6 +787,83 @@ export interface components {
             /** @description Newest first. */
             items: components["schemas"]["WebhookDeliveryDto"][];
             /** @description Pass as page_token for the next page; null on the last page. */
+            next_page_token: string | null;
+        };
+        AuditActorDto: {
+            /**
+             * @description `api_key`: a call of this API; `cli`: the admin command line.
+             * @enum {string}
+             */
+            type: "api_key" | "cli";
+            /**
+             * Format: uuid
+             * @description The API key that made the call; null for the CLI.
+             */
+            api_key_id: string | null;
+        };
+        AuditEventDto: {
+            /**
+             * Format: uuid
+             * @description Identifier of the event, a UUID version 7: it sorts by the time it was written.
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made (UTC, milliseconds).
+             */
+            occurred_at: string;
+            /**
+             * @description What happened: `<resource_type>.<verb>`.
+             * @enum {string}
+             */
+            action: "department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted";
+            /**
+             * @description The kind of record that changed.
+             * @enum {string}
+             */
+            resource_type: "department" | "expert_suite" | "upload" | "api_key" | "subscription" | "category" | "webhook_endpoint";
+            /** @description The identifier of the record that changed (the organization_id for its subscription). */
+            resource_id: string;
+            /** @description Who made the change. */
+            actor: components["schemas"]["AuditActorDto"];
+            /** @description The X-Request-Id of the API call that made the change (the caller's, or the one the service made); null for the CLI. */
+            request_id: string | null;
+            /**
+             * Format: int64
+             * @description Revisioned records (expert suites): the revision the change started from; null for others and for a creation.
+             */
+            revision_before: number | null;
+            /**
+             * Format: int64
+             * @description Revisioned records (expert suites): the revision the change made; null for others.
+             */
+            revision_after: number | null;
+            /**
+             * @description The fields that changed, under their wire names, each with its old and new value. A secret (key material, a hash, a signing secret) appears only by its field name, with the value "redacted". A package applied to a suite shows as `upload_id` with the fields it set (version, counts, connector_refs, has_package), not the contents it copied.
+             * @example {
+             *       "display_name": {
+             *         "old": "Tax helper",
+             *         "new": "Tax and payroll helper"
+             *       },
+             *       "status": {
+             *         "old": "draft",
+             *         "new": "published"
+             *       }
+             *     }
+             */
+            changes: {
+                [key: string]: {
+                    /** @description The value before (null for a creation), as the record shows it on the wire; "redacted" for a secret. */
+                    old: unknown;
+                    /** @description The value after; "redacted" for a secret. */
+                    new: unknown;
+                };
+            };
+        };
+        AuditEventPageDto: {
+            /** @description Newest first. */
+            items: components["schemas"]["AuditEventDto"][];
+            /** @description Pass as page_token for the next (older) page; null on the last page. */
             next_page_token: string | null;
         };
     };
@@ -2851,6 +2950,123 @@ export interface operations {
             };
             /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
             415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this kind of record. */
+                resource_type?: "department" | "expert_suite" | "upload" | "api_key" | "subscription" | "category" | "webhook_endpoint";
+                /** @description Only events of the record with this identifier (as the events show it: uuids lower-case). */
+                resource_id?: string;
+                /** @description Only events of this action. */
+                action?: "department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted";
+                /** @description Only changes made with this API key (a uuid in any case). */
+                actor_api_key_id?: string;
+                /** @description Only events that occurred at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T09:00:00Z). */
+                since?: string;
+                /** @description Only events that occurred before this instant (exclusive). */
+                until?: string;
+                /** @description Items per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The previous answer's next_page_token, with the same filters; absent for the first page. */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of audit events. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPageDto"];
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter is invalid (an unknown action or resource_type, a date-time without a time zone, page_size outside 1–100, a page_token of another query, an unknown parameter); details names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.audit.read. */
+            403: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;

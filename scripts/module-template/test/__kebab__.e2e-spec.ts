@@ -29,6 +29,11 @@ describe('__kebab__', () => {
     expect({ status: replay.response.status, data: replay.data, replayed: replay.response.headers.get('Idempotent-Replayed') }).toEqual({ status: 201, data: first.data, replayed: 'true' });
 
     const id = first.data!.__singular_snake___id;
+    // The create wrote one audit event, the replay none.
+    const events = await client.GET('/api/openapi/v1/audit-events', { params: { query: { resource_type: '__singular_snake__', resource_id: id } } });
+    expect(events.data!.items.map((event) => ({ action: event.action, actor: event.actor, changes: event.changes }))).toEqual([
+      { action: '__singular_snake__.created', actor: { type: 'api_key', api_key_id: context.tenant.apiKeyId }, changes: { name: { old: null, new: 'Alpha' } } },
+    ]);
     const read = await client.GET('/api/openapi/v1/__kebab__/{__singular_snake___id}', { params: { path: { __singular_snake___id: id.toUpperCase() } } });
     expect({ status: read.response.status, data: read.data }).toEqual({ status: 200, data: first.data });
   });

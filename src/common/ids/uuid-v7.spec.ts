@@ -1,4 +1,4 @@
-import { uuidV7, uuidV7Floor } from './uuid-v7';
+import { uuidV7, uuidV7Floor, uuidV7Millis } from './uuid-v7';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -29,5 +29,10 @@ describe('uuidV7', () => {
     const at = new Date();
     const ids = new Set(Array.from({ length: 10_000 }, () => uuidV7(at)));
     expect(ids.size).toBe(10_000);
+  });
+
+  it('gives back the milliseconds an id was made at', () => {
+    const at = new Date('2026-11-26T16:30:00.123Z');
+    expect([uuidV7Millis(uuidV7(at)), uuidV7Millis(uuidV7Floor(at))]).toEqual([at.getTime(), at.getTime()]);
   });
 });

@@ -21,6 +21,12 @@ export interface SortValueRange {
 /** The values of a positive int64 column: a sequence or a server-assigned order that starts at 1. */
 export const POSITIVE_INT64: SortValueRange = { min: 1n, max: 2n ** 63n - 1n };
 
+/**
+ * The milliseconds a UUID v7 carries (48 bits), for a list sorted by its v7 ids: the position is
+ * `{ after: String(uuidV7Millis(id)), id }` and the keyset condition is on the id alone.
+ */
+export const UUID_V7_MILLISECONDS: SortValueRange = { min: 0n, max: 2n ** 48n - 1n };
+
 const VERSION = 1;
 const QUERY_TAG_LENGTH = 22;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

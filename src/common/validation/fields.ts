@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
 import { IsJsonInteger, MAX_JSON_INTEGER, MaxCodePoints, NotBlank, Required } from './field-rules';
-import { LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
+import { DateTime, LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
 
 /**
  * The field kit: one decorator per kind of field, carrying its validation rules, the contract's
@@ -79,6 +79,14 @@ export function EnumListField(options: FieldDocs & { values: readonly string[]; 
     IsIn([...options.values], { each: true, message: `each value must be one of ${options.values.join(', ')}` }),
     ArrayUnique(),
   ]);
+}
+
+/**
+ * An ISO 8601 (RFC 3339) date-time with its time zone, `Z` or an offset (documented as `format:
+ * date-time`); the value stays the string sent, `new Date(value)` reads it.
+ */
+export function DateTimeField(options: FieldDocs = {}) {
+  return field(options, { type: String, format: 'date-time' }, [IsString(), DateTime()]);
 }
 
 export function BooleanField(options: FieldDocs = {}) {

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
+import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ApiJsonBody } from '../../common/openapi/api-json-body.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
@@ -46,8 +47,8 @@ export class DepartmentsController {
     [DirectoryError.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'],
     [DirectoryError.PARENT_NOT_FOUND, 'parent_id names no department of this organization (details.field `parent_id`, reason `not_found`).'],
   )
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateDepartmentDto): Promise<DepartmentDto> {
-    return this.departments.create(principal.organizationId, body);
+  create(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: AuditActor, @Body() body: CreateDepartmentDto): Promise<DepartmentDto> {
+    return this.departments.create(principal.organizationId, body, actor);
   }
 
   @Get(':department_id')

@@ -13,6 +13,9 @@ import type { DepartmentPageDto } from './dto/department-page.dto';
 import type { ListDepartmentsQueryDto } from './dto/list-departments-query.dto';
 import { DirectoryError } from './directory.errors';
 import { caselessKey } from '../../common/text/caseless-key';
+import { Clock } from '../../common/clock';
+import type { AuditActor } from '../../common/audit/audit-actor';
+import { auditInsertFrom, sqlChanges } from '../../common/audit/audit-event';
 
 const DEPARTMENT_COLUMNS = Prisma.sql`id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
 
@@ -24,13 +27,23 @@ const conflicts = violations({
     new AppError(DirectoryError.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'),
 });
 
+const CREATED_DEPARTMENT_CHANGES = sqlChanges({
+  name: { old: null, new: Prisma.sql`changed.name` },
+  external_id: { old: null, new: Prisma.sql`changed.external_id` },
+  parent_id: { old: null, new: Prisma.sql`changed.parent_id` },
+  order: { old: null, new: Prisma.sql`changed."order"` },
+});
+
 const parentNotFound = () =>
   new AppError(DirectoryError.PARENT_NOT_FOUND, 'No department with this parent_id exists in the organization.', { field: 'parent_id', reason: 'not_found' });
 
 @Injectable()
 export class DepartmentsService {
   /** SqlHost: raw statements only, so the create runs in the SQL transaction of @Idempotent({ sqlOnly: true }). */
-  constructor(private readonly txHost: SqlHost) {}
+  constructor(
+    private readonly txHost: SqlHost,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * One statement: takes the next sibling order from the parent's counter (the organization's
@@ -38,9 +51,10 @@ export class DepartmentsService {
    * siblings created at once, on any instance, until commit; an UPDATE waits for that lock and
    * then reads the latest counter, so every sibling gets its own order. No counter row (another
    * organization's parent or none at all) means the parent does not exist.
-   * Runs in the caller's transaction (the idempotency record's) when there is one.
+   * Runs in the caller's transaction (the idempotency record's) when there is one. The same
+   * statement writes the `department.created` audit event, from the inserted row (no row, no event).
    */
-  async create(organizationId: string, input: CreateDepartmentDto): Promise<DepartmentDto> {
+  async create(organizationId: string, input: CreateDepartmentDto, actor: AuditActor): Promise<DepartmentDto> {
     const parentId = input.parent_id ?? null;
     const nextOrder =
       parentId === null
@@ -51,10 +65,18 @@ export class DepartmentsService {
     let rows: DepartmentRow[];
     try {
       rows = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
-        WITH counter AS (${nextOrder})
-        INSERT INTO departments (id, organization_id, parent_id, name, name_key, external_id, "order")
-        SELECT gen_random_uuid(), ${organizationId}::uuid, ${parentId}::uuid, ${input.name}, ${caselessKey(input.name)}, ${input.external_id ?? null}, next_order FROM counter
-        RETURNING id, external_id AS "externalId", name, "order", parent_id AS "parentId"`);
+        WITH counter AS (${nextOrder}),
+        changed AS (
+          INSERT INTO departments (id, organization_id, parent_id, name, name_key, external_id, "order")
+          SELECT gen_random_uuid(), ${organizationId}::uuid, ${parentId}::uuid, ${input.name}, ${caselessKey(input.name)}, ${input.external_id ?? null}, next_order FROM counter
+          RETURNING id, external_id, name, "order", parent_id),
+        audited AS (${auditInsertFrom({ actor, at: this.clock.now() }, Prisma.sql`changed`, {
+          organizationId,
+          action: 'department.created',
+          resourceId: Prisma.sql`changed.id::text`,
+          changes: CREATED_DEPARTMENT_CHANGES,
+        })})
+        SELECT id, external_id AS "externalId", name, "order", parent_id AS "parentId" FROM changed`);
     } catch (error) {
       throw conflicts(error);
     }

@@ -3,6 +3,7 @@ import { ApiHeader, ApiNotModifiedResponse, ApiOkResponse, ApiOperation, ApiPara
 import type { Request, Response } from 'express';
 import { RequireScope } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
+import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { ApiJsonBody } from '../../common/openapi/api-json-body.decorator';
@@ -98,6 +99,7 @@ export class ExpertSuitesController {
     @Param('resourceId', UuidParamPipe) resourceId: string,
     @Body() body: UpdateExpertSuiteDto,
     @CurrentPrincipal() principal: Principal,
+    @CurrentActor() actor: AuditActor,
     @Headers('if-match') ifMatch: string | undefined,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Req() request: Request,
@@ -105,7 +107,7 @@ export class ExpertSuitesController {
   ): Promise<ExpertSuiteDto> {
     const ifMatchPrecondition = parseIfMatch(ifMatch);
     const precondition = ifNoneMatchAnyOnWrite(ifNoneMatch) ? ({ kind: 'absent' } as const) : ifMatchPrecondition;
-    return this.answerWithETag(await this.expertSuites.update(principal.organizationId, resourceId, body, precondition), request, response);
+    return this.answerWithETag(await this.expertSuites.update(principal.organizationId, resourceId, body, precondition, actor), request, response);
   }
 
   @Get(':resourceId')

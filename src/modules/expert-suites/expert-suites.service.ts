@@ -17,6 +17,8 @@ import type { PackageConnectorRef, PackageContents } from '../uploads/package-co
 import { UploadLookupService } from '../uploads/upload-lookup.service';
 import { RowLock } from '../../database/locks';
 import { ExpertSuitesError } from './expert-suites.errors';
+import type { AuditActor } from '../../common/audit/audit-actor';
+import { auditInsert, type AuditChanges } from '../../common/audit/audit-event';
 
 interface PackageState {
   hasPackage: boolean;
@@ -45,7 +47,8 @@ export class ExpertSuitesService {
     organizationId: string,
     suiteId: string,
     body: UpdateExpertSuiteDto,
-    precondition?: RevisionPrecondition,
+    precondition: RevisionPrecondition | undefined,
+    actor: AuditActor,
   ): Promise<ExpertSuiteWithMarketItem> {
     refuseConflictingFields(body);
     if (precondition?.kind === 'absent') {
@@ -53,8 +56,8 @@ export class ExpertSuitesService {
       throw new AppError(ErrorCode.PRECONDITION_FAILED, 'The expert suite exists, and If-None-Match: * lets a write through only where none does; nothing changed.');
     }
     const { expected, revisionCheck } = expectedRevision(body, precondition);
-    if (fitsOneStatement(expected)) return this.updateInOneStatement(organizationId, suiteId, expected, revisionCheck);
-    return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, expected, revisionCheck));
+    if (fitsOneStatement(expected)) return this.updateInOneStatement(organizationId, suiteId, expected, revisionCheck, actor);
+    return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, expected, revisionCheck, actor));
   }
 
   /** One suite, as PATCH returns it. */
@@ -76,10 +79,16 @@ export class ExpertSuitesService {
     return { items: page.items.map(suiteRowToModel), next_page_token: page.next_page_token };
   }
 
-  private async updateInOneStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, revisionCheck: RevisionCheck): Promise<ExpertSuiteWithMarketItem> {
+  private async updateInOneStatement(
+    organizationId: string,
+    suiteId: string,
+    body: UpdateExpertSuiteDto,
+    revisionCheck: RevisionCheck,
+    actor: AuditActor,
+  ): Promise<ExpertSuiteWithMarketItem> {
     for (let attempt = 1; ; attempt++) {
       const now = this.clock.now();
-      const statement = suiteUpdateStatement(organizationId, suiteId, body, now);
+      const statement = suiteUpdateStatement(organizationId, suiteId, body, { actor, at: now });
       if (statement) {
         const [updated] = await this.txHost.sql.query<UpdatedSuiteRow>(statement);
         if (updated) return this.withCurrentMarketItem(updated);
@@ -94,7 +103,13 @@ export class ExpertSuitesService {
     }
   }
 
-  private async updateInTransaction(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, revisionCheck: RevisionCheck): Promise<ExpertSuiteWithMarketItem> {
+  private async updateInTransaction(
+    organizationId: string,
+    suiteId: string,
+    body: UpdateExpertSuiteDto,
+    revisionCheck: RevisionCheck,
+    actor: AuditActor,
+  ): Promise<ExpertSuiteWithMarketItem> {
     const tx = this.txHost.tx;
     const now = this.clock.now();
     // Writers of one suite (on any instance) queue on its row lock, so that a PATCH without
@@ -125,6 +140,19 @@ export class ExpertSuitesService {
     });
     if (count !== 1) throw concurrentChange(revisionCheck.code, revisionCheck.field);
     if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);
+    await this.txHost.sql.execute(
+      auditInsert(
+        { actor, at: now },
+        {
+          organizationId,
+          action: 'expert_suite.updated',
+          resourceId: suite.id,
+          revisionBefore: suite.revision,
+          revisionAfter: suite.revision + 1n,
+          changes: auditedChanges(suite, changes, categoryId),
+        },
+      ),
+    );
     return this.readSuite(organizationId, suiteId);
   }
 
@@ -236,6 +264,40 @@ export class ExpertSuitesService {
 
     return withoutUnchanged(suite, wanted);
   }
+}
+
+/**
+ * The suite columns an event names, by their wire names (the PATCH's for the uploads). The
+ * contents a package copies (commands, skills, connectors, the readmes) are named by the package's
+ * `upload_id`, not copied into the event.
+ */
+const AUDITED_COLUMNS: Partial<Record<keyof SuiteData, string>> = {
+  displayName: 'display_name',
+  displayNameCn: 'display_name_cn',
+  description: 'description',
+  descriptionCn: 'description_cn',
+  version: 'version',
+  status: 'status',
+  clients: 'clients',
+  connectorRefs: 'connector_refs',
+  connectorCount: 'connector_count',
+  commandCount: 'command_count',
+  skillCount: 'skill_count',
+  iconUrl: 'icon_url',
+  iconUploadId: 'icon_upload_id',
+  hasPackage: 'has_package',
+  packageUploadId: 'upload_id',
+};
+
+function auditedChanges(suite: ExpertSuiteWithMarketItem, changes: SuiteData, categoryId: string | null | undefined): AuditChanges {
+  const audited: AuditChanges = {};
+  for (const [column, value] of Object.entries(changes) as [keyof SuiteData, unknown][]) {
+    const wireName = AUDITED_COLUMNS[column];
+    if (wireName === undefined) continue;
+    audited[wireName] = { old: suite[column as keyof ExpertSuiteWithMarketItem] ?? null, new: value === Prisma.DbNull ? null : value };
+  }
+  if (categoryId !== undefined) audited.category_id = { old: suite.marketItem?.categoryId ?? null, new: categoryId };
+  return audited;
 }
 
 function refuseConflictingFields(body: UpdateExpertSuiteDto): void {

@@ -3,6 +3,7 @@ import type { ConnectorRefInputDto, UpdateExpertSuiteDto } from './dto/update-ex
 import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { statusesAllowedBefore } from './suite-status';
 import type { KeysetPosition, SortValueRange } from '../../common/pagination/page-token';
+import { auditInsertFrom, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
 
 /** The fields a PATCH can only apply after reading other records (uploads, categories, the market item). */
 const FIELDS_NEEDING_READS = ['upload_id', 'icon_upload_id', 'category_id', 'clear_category', 'expected_market_item_revision'] as const;
@@ -52,14 +53,24 @@ export function suiteRowToModel(row: SuiteRow): ExpertSuiteWithMarketItem {
  * row, but the market item was still read in the older snapshot (see UpdatedSuiteRow). No row back means nothing was written: the caller reads the
  * suite to tell which rule said no (or that nothing changed). Undefined when the body names
  * nothing to change.
+ *
+ * The same statement writes the `expert_suite.updated` audit event of the row it changed, with the
+ * old and new value of each column that differs. The old values come from `o`, the row read FOR
+ * NO KEY UPDATE (the lock the UPDATE takes anyway) before the UPDATE: a locking read returns the
+ * latest committed row even when it had to wait for another writer, where a plain read would give
+ * this statement's older snapshot.
  */
-export function suiteUpdateStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, now: Date): Prisma.Sql | undefined {
+export function suiteUpdateStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, audit: AuditContext): Prisma.Sql | undefined {
+  const now = audit.at;
   const sets: Prisma.Sql[] = [];
   const differs: Prisma.Sql[] = [];
   const guards: Prisma.Sql[] = [];
+  // The columns the event compares, under their wire names.
+  const audited: string[] = [];
   const setIfDifferent = (column: string, value: Prisma.Sql) => {
     sets.push(Prisma.sql`${Prisma.raw(column)} = ${value}`);
     differs.push(Prisma.sql`s.${Prisma.raw(column)} IS DISTINCT FROM ${value}`);
+    audited.push(column);
   };
   const text = (value: string) => Prisma.sql`${value}::text`;
   const json = (value: unknown) => (value === null ? Prisma.sql`NULL::jsonb` : Prisma.sql`${JSON.stringify(value)}::jsonb`);
@@ -74,11 +85,13 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
     const refs = normalizedConnectorRefs(body.connector_refs);
     setIfDifferent('connector_refs', json(refs));
     sets.push(Prisma.sql`connector_count = ${refs.length}`);
+    audited.push('connector_count');
   }
   if (body.icon_url !== undefined) {
     setIfDifferent('icon_url', text(body.icon_url));
     sets.push(Prisma.sql`icon_upload_id = NULL`);
     differs.push(Prisma.sql`s.icon_upload_id IS NOT NULL`);
+    audited.push('icon_upload_id');
   }
   // With a package the counts are the package's: a count sent must equal it and changes nothing.
   for (const [field, column] of [['command_count', 'command_count'], ['skill_count', 'skill_count']] as const) {
@@ -87,6 +100,7 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
     sets.push(Prisma.sql`${Prisma.raw(column)} = CASE WHEN s.has_package THEN s.${Prisma.raw(column)} ELSE ${count} END`);
     differs.push(Prisma.sql`(NOT s.has_package AND s.${Prisma.raw(column)} <> ${count})`);
     guards.push(Prisma.sql`(NOT s.has_package OR s.${Prisma.raw(column)} = ${count})`);
+    audited.push(column);
   }
   if (body.status !== undefined) {
     setIfDifferent('status', text(body.status));
@@ -96,16 +110,44 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
   if (sets.length === 0) return undefined;
   if (body.expected_revision !== undefined) guards.push(Prisma.sql`s.revision = ${body.expected_revision}`);
 
+  const { columns, changes } = auditedColumns(audited);
   return Prisma.sql`
-    WITH u AS (
+    WITH o AS (
+      SELECT ${columns} FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid FOR NO KEY UPDATE),
+    u AS (
       UPDATE expert_suites AS s
       SET ${Prisma.join(sets)}, revision = s.revision + 1, updated_at = ${now}
+      FROM o
       WHERE s.id = ${suiteId}::uuid AND s.organization_id = ${organizationId}::uuid
         ${guards.length > 0 ? Prisma.sql`AND ${Prisma.join(guards, ' AND ')}` : Prisma.empty}
         AND (${Prisma.join(differs, ' OR ')})
-      RETURNING s.*)
+      RETURNING s.*, ${changes} AS audit_changes),
+    audited AS (${auditInsertFrom(audit, Prisma.sql`u`, {
+      organizationId,
+      action: 'expert_suite.updated',
+      resourceId: Prisma.sql`u.id::text`,
+      revisionBefore: Prisma.sql`u.revision - 1`,
+      revisionAfter: Prisma.sql`u.revision`,
+      changes: Prisma.sql`u.audit_changes`,
+    })})
     SELECT ${SUITE_COLUMNS}, (SELECT e.revision FROM expert_suites AS e WHERE e.id = u.id) AS "revisionBefore"
     FROM u LEFT JOIN market_items AS m ON m.suite_id = u.id`;
+}
+
+// The old-row read and the changes expression depend only on which columns a PATCH sends: made
+// once per set of columns (a handful of shapes in practice), as they are built on every PATCH.
+const auditedColumnsCache = new Map<string, { columns: Prisma.Sql; changes: Prisma.Sql }>();
+
+function auditedColumns(audited: readonly string[]): { columns: Prisma.Sql; changes: Prisma.Sql } {
+  const key = audited.join(',');
+  let cached = auditedColumnsCache.get(key);
+  if (!cached) {
+    // The columns are the statement's own names, never the client's.
+    const changes = sqlChanges(Object.fromEntries(audited.map((column) => [column, { old: Prisma.raw(`o.${column}`), new: Prisma.raw(`s.${column}`) }])), { onlyChanged: true });
+    cached = { columns: Prisma.raw(audited.join(', ')), changes: Prisma.raw(changes.sql) };
+    auditedColumnsCache.set(key, cached);
+  }
+  return cached;
 }
 
 /** The suite with its market item. */

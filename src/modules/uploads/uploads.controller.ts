@@ -13,6 +13,7 @@ import {
 import type { Response } from 'express';
 import { Public, RequireScope } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
+import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { AcceptsMultipart } from '../../common/http/json-body.guard';
@@ -89,8 +90,9 @@ export class UploadsController {
     @Body() form: CreateUploadFormDto,
     @UploadedFile() file: ReceivedFile | undefined,
     @CurrentPrincipal() principal: Principal,
+    @CurrentActor() actor: AuditActor,
   ): Promise<UploadDto> {
-    return this.uploads.create(principal.organizationId, form.kind, file);
+    return this.uploads.create(principal.organizationId, form.kind, file, actor);
   }
 
   @Get(':uploadId/content')

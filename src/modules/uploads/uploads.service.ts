@@ -15,6 +15,8 @@ import type { UploadKind } from './upload-kind';
 import { enforceUploadQuota } from './upload-quota';
 import { tooLarge, type ReceivedFile, type StreamedPackage } from './upload-receiver';
 import { UploadStorage } from './upload-storage';
+import type { AuditActor } from '../../common/audit/audit-actor';
+import { auditInsert, created } from '../../common/audit/audit-event';
 
 export interface IconContent {
   contentType: string;
@@ -47,11 +49,12 @@ export class UploadsService {
   /**
    * Checks the file for its kind and keeps it, within the organization's quota. Nothing of a
    * refused upload is kept: the row and the bytes are written in one transaction (for a streamed
-   * package, the one it was received in), committed only once every check passed.
+   * package, the one it was received in), committed only once every check passed, with the
+   * `upload.created` audit event.
    */
-  async create(organizationId: string, kind: UploadKind, file: ReceivedFile | undefined): Promise<UploadDto> {
+  async create(organizationId: string, kind: UploadKind, file: ReceivedFile | undefined, actor: AuditActor): Promise<UploadDto> {
     if (!file) throw AppError.validation('file', 'required', 'file: a part named "file" holding the file is required.');
-    if (file.streamed) return this.keepStreamed(organizationId, kind, file, file.streamed);
+    if (file.streamed) return this.keepStreamed(organizationId, kind, file, file.streamed, actor);
     const limit = kind === 'package' ? this.config.PACKAGE_UPLOAD_LIMIT_BYTES : this.config.ICON_UPLOAD_LIMIT_BYTES;
     if (file.size > limit) throw tooLarge(kind, limit);
     const bytes = file.buffer!;
@@ -64,12 +67,13 @@ export class UploadsService {
         data: { ...upload, organizationId, manifest: (manifest ?? undefined) as Prisma.InputJsonValue | undefined },
       });
       await this.storage.write(upload.id, bytes);
+      await this.txHost.sql.execute(uploadCreatedEvent(organizationId, upload, actor));
     });
     return toUploadDto(upload);
   }
 
   /** A package already written (in its open transaction): checked from the database, completed and committed, or rolled back. */
-  private async keepStreamed(organizationId: string, kind: UploadKind, file: ReceivedFile, streamed: StreamedPackage): Promise<UploadDto> {
+  private async keepStreamed(organizationId: string, kind: UploadKind, file: ReceivedFile, streamed: StreamedPackage, actor: AuditActor): Promise<UploadDto> {
     const { transaction, uploadId } = streamed;
     try {
       // The form's kind chose the streaming; a second `kind` after the file is refused by validation before this.
@@ -84,6 +88,7 @@ export class UploadsService {
         UPDATE uploads SET size = ${upload.size}, sha256 = ${upload.sha256}, manifest = ${JSON.stringify(manifest)}::jsonb,
           created_at = ${upload.createdAt}, expires_at = ${upload.expiresAt}
         WHERE id = ${uploadId}::uuid`);
+      await transaction.sql.execute(uploadCreatedEvent(organizationId, upload, actor));
       await transaction.commit();
       return toUploadDto(upload);
     } finally {
@@ -106,6 +111,11 @@ export class UploadsService {
     if (!upload || !bytes) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
     return { contentType: upload.contentType, size: upload.size, bytes };
   }
+}
+
+function uploadCreatedEvent(organizationId: string, upload: StoredUpload, actor: AuditActor) {
+  const { upload_id: _id, created_at: _createdAt, ...fields } = toUploadDto(upload);
+  return auditInsert({ actor, at: upload.createdAt }, { organizationId, action: 'upload.created', resourceId: upload.id, changes: created(fields) });
 }
 
 function iconType(bytes: Buffer): string {

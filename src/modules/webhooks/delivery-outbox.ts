@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { claimDue } from '../../database/locks';
 import { SqlHost } from '../../database/sql-host';
 import { Prisma } from '../../generated/prisma/client';
-import { AUDIT_EVENT_COLUMNS, type AuditEventRow } from './audit-event-json';
+import { auditEventColumns, type AuditEventRow } from '../audit-events/audit-event.mapper';
 
 /** A leased delivery with what its attempt needs: the target, the secrets, the event. */
 export interface ClaimedDelivery extends AuditEventRow {
@@ -44,7 +44,7 @@ export class DeliveryOutbox {
       FROM (${claimDue('webhook_deliveries', due, 'next_attempt_at', limit)}) due, webhook_endpoints w, audit_events e
       WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
       RETURNING d.id, d.lease_id AS "leaseId", d.attempts, w.url, w.secret, w.previous_secret AS "previousSecret",
-        w.previous_secret_expires_at AS "previousSecretExpiresAt", ${AUDIT_EVENT_COLUMNS}`);
+        w.previous_secret_expires_at AS "previousSecretExpiresAt", ${auditEventColumns('e')}`);
   }
 
   /**

@@ -3,7 +3,7 @@ import { Clock } from '../../common/clock';
 import { AppConfig } from '../../config/app-config';
 import { DatabaseNotifications } from '../../database/database-notifications';
 import type { NotificationSubscription } from '../../database/notifications';
-import { auditEventJson } from './audit-event-json';
+import { toAuditEventDto } from '../audit-events/audit-event.mapper';
 import { DeliveryOutbox, type AttemptOutcome, type ClaimedDelivery } from './delivery-outbox';
 import { retryDelayMs } from './retry-policy';
 import { WebhookMetrics } from './webhook-metrics';
@@ -130,7 +130,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   private async attempt(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
     const sentAt = this.clock.now();
-    const body = JSON.stringify({ type: delivery.action, timestamp: delivery.occurredAt.toISOString(), data: auditEventJson(delivery) });
+    const body = JSON.stringify({ type: delivery.action, timestamp: delivery.occurredAt.toISOString(), data: toAuditEventDto(delivery) });
     const timestamp = Math.floor(sentAt.getTime() / 1000);
     const secrets = [delivery.secret];
     if (delivery.previousSecret !== null && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > sentAt) {

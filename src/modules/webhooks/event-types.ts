@@ -1,19 +1,7 @@
-/**
- * The audit actions (issue 24), which are the event types a webhook endpoint subscribes to.
- * Kept here until the audit module owns the list; `*` subscribes to every one.
- */
-export const AUDIT_ACTIONS = [
-  'department.created',
-  'expert_suite.updated',
-  'upload.created',
-  'api_key.created',
-  'api_key.revoked',
-  'subscription.updated',
-  'category.created',
-  'webhook_endpoint.created',
-  'webhook_endpoint.deleted',
-] as const;
+import { AUDIT_ACTIONS } from '../../common/audit/audit-event';
 
+/** What an endpoint subscribes to: every one of the audit trail's actions. */
 export const EVERY_EVENT_TYPE = '*';
 
+/** The event types an endpoint may name: the audit actions (docs/audit.md), or `*`. */
 export const EVENT_TYPE_VALUES: readonly string[] = [...AUDIT_ACTIONS, EVERY_EVENT_TYPE];

@@ -1,3 +1,4 @@
+import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../../common/auth/auth.decorators';
@@ -7,13 +8,11 @@ import { ErrorCode } from '../../common/errors/error-code';
 import { Idempotent, IDEMPOTENT_SUCCESS_HEADERS } from '../../common/idempotency/idempotent.decorator';
 import { ApiJsonBody } from '../../common/openapi/api-json-body.decorator';
 import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
-import { CurrentActor } from './api-actor.decorator';
 import { DeliveryWorker } from './delivery-worker';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { WebhookPageQueryDto } from './dto/page-query.dto';
 import { WebhookDeliveryDto, WebhookDeliveryPageDto } from './dto/webhook-delivery.dto';
 import { CreatedWebhookEndpointDto, RotatedSecretDto, WebhookEndpointDto, WebhookEndpointPageDto } from './dto/webhook-endpoint.dto';
-import type { ApiActor } from './endpoint-audit-event';
 import { WebhooksScope } from './webhooks.scopes';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -47,7 +46,7 @@ export class WebhookEndpointsController {
     ErrorCode.VALIDATION_FAILED,
     'A body value breaks its schema (a url that is not https or names a private address, an unknown event type, a repeated one), or an unknown field was sent; details names the first failing field.',
   ])
-  create(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: ApiActor, @Body() body: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpointDto> {
+  create(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: AuditActor, @Body() body: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpointDto> {
     return this.endpoints.create(principal.organizationId, actor, body);
   }
 
@@ -87,7 +86,7 @@ export class WebhookEndpointsController {
   @ApiParam({ name: 'endpoint_id', format: 'uuid', description: 'Identifier of the endpoint (any case).' })
   @ApiNoContentResponse({ description: 'The endpoint is gone.' })
   @ApiErrorResponses([ErrorCode.VALIDATION_FAILED, 'endpoint_id is not a uuid.'], [ErrorCode.NOT_FOUND, 'The organization has no webhook endpoint with this id.'])
-  async delete(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: ApiActor, @Param('endpoint_id', UuidParamPipe) id: string): Promise<void> {
+  async delete(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: AuditActor, @Param('endpoint_id', UuidParamPipe) id: string): Promise<void> {
     await this.endpoints.delete(principal.organizationId, actor, id);
   }
 

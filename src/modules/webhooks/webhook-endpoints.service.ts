@@ -1,3 +1,4 @@
+import type { AuditActor } from '../../common/audit/audit-actor';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
@@ -12,7 +13,7 @@ import type { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto
 import type { WebhookPageQueryDto } from './dto/page-query.dto';
 import type { WebhookDeliveryDto, WebhookDeliveryPageDto } from './dto/webhook-delivery.dto';
 import type { CreatedWebhookEndpointDto, RotatedSecretDto, WebhookEndpointDto, WebhookEndpointPageDto } from './dto/webhook-endpoint.dto';
-import { endpointAuditEventInsert, type ApiActor } from './endpoint-audit-event';
+import { endpointAuditEventInsert } from './endpoint-audit-event';
 import { toWebhookDeliveryDto, toWebhookEndpointDto, type WebhookDeliveryRow, type WebhookEndpointRow } from './webhook-endpoint.mapper';
 import { newWebhookSecret } from './webhook-secret';
 import { checkWebhookUrl } from './webhook-url';
@@ -35,7 +36,7 @@ export class WebhookEndpointsService {
   ) {}
 
   /** One statement: the endpoint and its audit event (whose trigger queues the event to matching endpoints, this one included). */
-  async create(organizationId: string, actor: ApiActor, input: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpointDto> {
+  async create(organizationId: string, actor: AuditActor, input: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpointDto> {
     checkWebhookUrl(input.url, this.config.WEBHOOK_ALLOW_INSECURE_TARGETS === 'true');
     const now = this.clock.now();
     const secret = newWebhookSecret();
@@ -74,7 +75,7 @@ export class WebhookEndpointsService {
    * under way finishes but records nothing) and writes its audit event, delivered to the
    * organization's other endpoints that subscribe to it.
    */
-  async delete(organizationId: string, actor: ApiActor, id: string): Promise<void> {
+  async delete(organizationId: string, actor: AuditActor, id: string): Promise<void> {
     const rows = await this.txHost.sql.query<{ id: string }>(Prisma.sql`
       WITH removed AS (
         DELETE FROM webhook_endpoints WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid

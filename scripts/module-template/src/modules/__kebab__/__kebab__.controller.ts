@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../../common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
+import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
 import { ApiErrorResponses } from '../../common/errors/api-error-responses.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { Idempotent, IDEMPOTENT_SUCCESS_HEADERS } from '../../common/idempotency/idempotent.decorator';
@@ -28,8 +29,8 @@ export class __Plural__Controller {
     [ErrorCode.VALIDATION_FAILED, 'A body value breaks its schema or an unknown field was sent; details names the first failing field.'],
     [__Plural__Error.__SINGULAR_UPPER___NAME_CONFLICT, 'Another __singular_words__ of the organization already has this name.'],
   )
-  create(@CurrentPrincipal() principal: Principal, @Body() body: Create__Singular__Dto): Promise<__Singular__Dto> {
-    return this.__pluralCamel__.create(principal.organizationId, body);
+  create(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: AuditActor, @Body() body: Create__Singular__Dto): Promise<__Singular__Dto> {
+    return this.__pluralCamel__.create(principal.organizationId, body, actor);
   }
 
   @Get(':__singular_snake___id')

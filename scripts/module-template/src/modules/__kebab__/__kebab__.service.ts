@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { AuditActor } from '../../common/audit/audit-actor';
+import { auditInsertFrom, sqlChanges } from '../../common/audit/audit-event';
+import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
@@ -25,14 +28,29 @@ const conflicts = violations({
 @Injectable()
 export class __Plural__Service {
   /** SqlHost: raw statements only, so the create runs in the SQL transaction of @Idempotent({ sqlOnly: true }). */
-  constructor(private readonly txHost: SqlHost) {}
+  constructor(
+    private readonly txHost: SqlHost,
+    private readonly clock: Clock,
+  ) {}
 
-  /** One statement; runs in the caller's transaction (the idempotency record's). The unique index refuses a taken name. */
-  async create(organizationId: string, input: Create__Singular__Dto): Promise<__Singular__Dto> {
+  /**
+   * One statement, which also writes the `__singular_snake__.created` audit event (docs/audit.md);
+   * runs in the caller's transaction (the idempotency record's). The unique index refuses a taken name.
+   */
+  async create(organizationId: string, input: Create__Singular__Dto, actor: AuditActor): Promise<__Singular__Dto> {
+    const now = this.clock.now();
     try {
       const [row] = await this.txHost.sql.query<__Singular__Row>(Prisma.sql`
-        INSERT INTO __snake__ (id, organization_id, name) VALUES (gen_random_uuid(), ${organizationId}::uuid, ${input.name})
-        RETURNING ${COLUMNS}`);
+        WITH changed AS (
+          INSERT INTO __snake__ (id, organization_id, name, created_at) VALUES (gen_random_uuid(), ${organizationId}::uuid, ${input.name}, ${now})
+          RETURNING ${COLUMNS}),
+        audited AS (${auditInsertFrom({ actor, at: now }, Prisma.sql`changed`, {
+          organizationId,
+          action: '__singular_snake__.created',
+          resourceId: Prisma.sql`changed.id::text`,
+          changes: sqlChanges({ name: { old: null, new: Prisma.sql`changed.name` } }),
+        })})
+        SELECT * FROM changed`);
       return to__Singular__Dto(row);
     } catch (error) {
       throw conflicts(error);

@@ -1,0 +1,119 @@
+import { Prisma } from '../../generated/prisma/client';
+import { uuidV7 } from '../ids/uuid-v7';
+import type { AuditActor } from './audit-actor';
+
+/** Every action the audit trail records, `<resource_type>.<verb>` (docs/audit.md). */
+export const AUDIT_ACTIONS = [
+  'department.created',
+  'expert_suite.created',
+  'expert_suite.updated',
+  'upload.created',
+  'api_key.created',
+  'api_key.revoked',
+  'subscription.updated',
+  'category.created',
+  'webhook_endpoint.created',
+  'webhook_endpoint.deleted',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const AUDIT_RESOURCE_TYPES = ['department', 'expert_suite', 'upload', 'api_key', 'subscription', 'category', 'webhook_endpoint'] as const;
+export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
+
+/** What a secret shows as in `changes`: its field name is kept, its value never. */
+export const REDACTED = 'redacted';
+
+/** One changed field, under its wire name: `old` is null for a creation. */
+export interface AuditChange {
+  old: unknown;
+  new: unknown;
+}
+export type AuditChanges = Record<string, AuditChange>;
+
+/**
+ * A value in the SQL statement that writes the event: known in JavaScript (a parameter), or a
+ * Prisma.sql expression over the changed row (`Prisma.sql\`changed.id::text\``).
+ */
+type Value<T> = T | Prisma.Sql;
+
+/** An audit event as the writer describes it; the kit adds its id, time and actor. */
+export interface AuditEventInput {
+  organizationId: Value<string>;
+  action: AuditAction;
+  resourceId: Value<string>;
+  revisionBefore?: Value<bigint | null>;
+  revisionAfter?: Value<bigint | null>;
+  /** The changed fields as JSON values, or a jsonb expression (see sqlChanges). */
+  changes: Value<AuditChanges>;
+}
+
+/** Who and when: the same for every event one request writes. */
+export interface AuditContext {
+  actor: AuditActor;
+  /** The change's own time (its updated_at or created_at), so that the event and the row agree. */
+  at: Date;
+}
+
+function resourceTypeOf(action: AuditAction): AuditResourceType {
+  return action.slice(0, action.indexOf('.')) as AuditResourceType;
+}
+
+const sqlValue = (value: unknown, cast: string): Prisma.Sql =>
+  value instanceof Prisma.Sql ? value : Prisma.sql`${value ?? null}::${Prisma.raw(cast)}`;
+
+const COLUMNS = Prisma.raw(
+  'id, organization_id, occurred_at, action, resource_type, resource_id, actor_type, actor_api_key_id, request_id, revision_before, revision_after, changes',
+);
+
+// One template for the whole row: it runs on every write, and each nested fragment costs.
+function values(context: AuditContext, event: AuditEventInput): Prisma.Sql {
+  const changes = event.changes instanceof Prisma.Sql ? event.changes : Prisma.sql`${changesJson(event.changes)}::jsonb`;
+  const { actor } = context;
+  return Prisma.sql`${uuidV7(context.at)}::uuid, ${sqlValue(event.organizationId, 'uuid')}, ${context.at}::timestamptz, ${event.action}, ${resourceTypeOf(event.action)},
+    ${sqlValue(event.resourceId, 'text')}, ${actor.type}, ${actor.apiKeyId}::uuid, ${actor.requestId}::text,
+    ${sqlValue(event.revisionBefore, 'bigint')}, ${sqlValue(event.revisionAfter, 'bigint')}, ${changes}`;
+}
+
+/** The statement that writes one event: run it in the change's transaction, after the change. */
+export function auditInsert(context: AuditContext, event: AuditEventInput): Prisma.Sql {
+  return Prisma.sql`INSERT INTO audit_events (${COLUMNS}) VALUES (${values(context, event)})`;
+}
+
+/**
+ * The event of a change made by the same statement, as a CTE body: one event per row of `source`
+ * (the CTE that changed at most one row; no row, no event). The event's expressions may name the
+ * source's columns:
+ *
+ *   WITH changed AS (UPDATE … RETURNING …),
+ *        audited AS (${auditInsertFrom(context, Prisma.sql`changed`, { …, resourceId: Prisma.sql`changed.id::text` })})
+ *   SELECT … FROM changed
+ */
+export function auditInsertFrom(context: AuditContext, source: Prisma.Sql, event: AuditEventInput): Prisma.Sql {
+  return Prisma.sql`INSERT INTO audit_events (${COLUMNS}) SELECT ${values(context, event)} FROM ${source}`;
+}
+
+/**
+ * `changes` as a jsonb expression over SQL values, for events written by auditInsertFrom: each
+ * field `{old, new}` from two expressions (to_jsonb of each). With `onlyChanged`, a field whose
+ * old and new values are not distinct is left out.
+ */
+export function sqlChanges(fields: Record<string, { old: Prisma.Sql | null; new: Prisma.Sql }>, { onlyChanged = false } = {}): Prisma.Sql {
+  const entries = Object.entries(fields).map(([name, { old, new: next }]) => {
+    // Field names are the code's wire names, written into the statement as literals (not parameters) so that a statement built from raw column references has none.
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`An audited field name must be a snake_case wire name, got "${name}"`);
+    const oldJson = old === null ? Prisma.raw('NULL::jsonb') : Prisma.sql`to_jsonb(${old})`;
+    const entry = Prisma.sql`jsonb_build_object(${Prisma.raw(`'${name}'`)}, jsonb_build_object('old', ${oldJson}, 'new', to_jsonb(${next})))`;
+    return onlyChanged && old !== null ? Prisma.sql`CASE WHEN ${old} IS DISTINCT FROM ${next} THEN ${entry} ELSE '{}'::jsonb END` : entry;
+  });
+  return entries.length === 0 ? Prisma.raw(`'{}'::jsonb`) : Prisma.join(entries, ' || ');
+}
+
+/** Changes of a creation from the created fields: old is null for each. */
+export function created(fields: Record<string, unknown>): AuditChanges {
+  return Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, { old: null, new: value }]));
+}
+
+/** The changes as JSON text: int64 values as JSON numbers, dates as ISO 8601 UTC (the wire's forms). */
+function changesJson(changes: AuditChanges): string {
+  return JSON.stringify(changes, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value));
+}
