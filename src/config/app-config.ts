@@ -168,6 +168,17 @@ export class AppConfig {
   @Min(1)
   IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
+  /**
+   * Longest a request waits for another request with the same Idempotency-Key that is still being
+   * processed, in milliseconds: if that one finishes in time, this one gets its replay; otherwise
+   * 409 IDEMPOTENCY_REQUEST_IN_PROGRESS with `Retry-After: 1` (docs/idempotency.md).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  IDEMPOTENCY_CLAIM_WAIT_MS = 100;
+
   /** How often each instance deletes expired idempotency records, in seconds; 0 turns the purge off. */
   @Transform(toInt)
   @IsInt()

@@ -2,11 +2,18 @@ import { Prisma } from '../generated/prisma/client';
 
 /**
  * The PostgreSQL lock idioms of the service, in one place: what each one is for, and the statements
- * use these fragments rather than spelling the clauses out.
+ * use these fragments rather than spelling the clauses out. Correctness paths use row locks, unique
+ * constraints and INSERT … ON CONFLICT only, which the distributed PostgreSQL-compatible engines
+ * have too; the one advisory lock left is the migrations' (docs/scaling.md, "Portable SQL").
  */
 export const RowLock = {
   /** Writers of one row queue here, on every instance, until the holder's transaction ends. */
   forUpdate: Prisma.raw('FOR UPDATE'),
+  /**
+   * As `forUpdate` for a row whose key stays as it is: inserts of rows referencing it (their
+   * foreign-key checks take FOR KEY SHARE) do not wait for it, nor it for them.
+   */
+  forNoKeyUpdate: Prisma.raw('FOR NO KEY UPDATE'),
   /** A reader keeps the row from being deleted or changed until its transaction ends (a FOR UPDATE waits for it). */
   forShare: Prisma.raw('FOR SHARE'),
   /**
@@ -17,22 +24,10 @@ export const RowLock = {
 };
 
 /**
- * An advisory lock on `name` held until the transaction ends, taken without waiting: the SQL
- * expression is true when this transaction got it, false when another holds it.
+ * Holds a session advisory lock `id` on `client` while `work` runs (waiting for it first): one holder
+ * at a time, across instances. Only for the migrations, on a direct connection (DATABASE_DIRECT_URL);
+ * test/portable-sql.spec.ts keeps every other path off advisory locks.
  */
-export function tryTransactionAdvisoryLock(name: string): Prisma.Sql {
-  return Prisma.sql`pg_try_advisory_xact_lock(hashtextextended(${name}, 0))`;
-}
-
-/**
- * An advisory lock on `name` held until the transaction ends, waiting for it (bounded by the
- * statement's deadline): the transactions that take it pass one at a time, on every instance.
- */
-export function transactionAdvisoryLock(name: string): Prisma.Sql {
-  return Prisma.sql`pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
-}
-
-/** Holds a session advisory lock `id` on `client` while `work` runs (waiting for it first): one holder at a time, across instances. */
 export async function withSessionAdvisoryLock<T>(client: { query(text: string, values: unknown[]): Promise<unknown> }, id: number, work: () => Promise<T>): Promise<T> {
   await client.query('SELECT pg_advisory_lock($1)', [id]);
   try {
