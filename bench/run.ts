@@ -10,6 +10,7 @@ import { describeMachine, gitCommit, packageVersions, shippedStartCommand } from
 import { measure } from './measure';
 import { compareAnswers } from './parity';
 import { memory } from './proc-stats';
+import { startPgBouncer, type PgBouncer } from './pooler';
 import { runNodeScript, startServer, type ServerProcess } from './processes';
 import { markdown } from './report';
 import { checkTargets, summarize, type ScenarioRuns, type Side } from './results';
@@ -52,16 +53,23 @@ async function main(): Promise<number> {
   let parityDifferences: string[] = [];
   let postgresVersion = 'unknown';
   const started: ServerProcess[] = [];
+  let pgbouncer: PgBouncer | undefined;
 
   try {
     postgresVersion = await serverVersion(settings.postgresUrl);
     for (const side of SIDES) await prepareDatabase(settings.postgresUrl, databases[side], fixture, workDirectory);
     const url = (side: Side) => databaseUrl(settings.postgresUrl, databases[side]);
+    // Through PgBouncer in transaction mode, as docs/scaling.md sets a deployment up: unnamed
+    // statements, and a direct connection for LISTEN.
+    if (settings.pooler === 'pgbouncer') pgbouncer = await startPgBouncer(ROOT, settings.postgresUrl);
+    const serviceDatabase = pgbouncer
+      ? { DATABASE_URL: databaseUrl(pgbouncer.url, databases.service), DATABASE_DIRECT_URL: url('service'), DATABASE_PREPARED_STATEMENTS: '0' }
+      : { DATABASE_URL: url('service') };
     const servers: Servers = {
       service: await startServer('service', SCRIPTS.service, {
         ...process.env,
         ...SHIPPED.environment,
-        DATABASE_URL: url('service'),
+        ...serviceDatabase,
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_MINUTE: '0',
       }, workDirectory, [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs]),
@@ -82,6 +90,7 @@ async function main(): Promise<number> {
     failures.push(message(error));
   } finally {
     for (const server of started) await server.stop();
+    await pgbouncer?.stop().catch((error: unknown) => failures.push(`stop pgbouncer: ${message(error)}`));
     for (const side of SIDES) await dropDatabase(settings.postgresUrl, databases[side]).catch((error: unknown) => failures.push(`drop ${databases[side]}: ${message(error)}`));
     rmSync(workDirectory, { recursive: true, force: true });
   }

@@ -26,7 +26,7 @@ export const RowLock = {
 /**
  * Holds a session advisory lock `id` on `client` while `work` runs (waiting for it first): one holder
  * at a time, across instances. Only for the migrations, on a direct connection (DATABASE_DIRECT_URL);
- * test/portable-sql.spec.ts keeps every other path off advisory locks.
+ * src/database/portable-sql.spec.ts and test/portable-sql.e2e-spec.ts keep every other path off advisory locks.
  */
 export async function withSessionAdvisoryLock<T>(client: { query(text: string, values: unknown[]): Promise<unknown> }, id: number, work: () => Promise<T>): Promise<T> {
   await client.query('SELECT pg_advisory_lock($1)', [id]);
