@@ -9,11 +9,6 @@ import { Prisma } from '../generated/prisma/client';
 export const RowLock = {
   /** Writers of one row queue here, on every instance, until the holder's transaction ends. */
   forUpdate: Prisma.raw('FOR UPDATE'),
-  /**
-   * As `forUpdate` for a row whose key stays as it is: inserts of rows referencing it (their
-   * foreign-key checks take FOR KEY SHARE) do not wait for it, nor it for them.
-   */
-  forNoKeyUpdate: Prisma.raw('FOR NO KEY UPDATE'),
   /** A reader keeps the row from being deleted or changed until its transaction ends (a FOR UPDATE waits for it). */
   forShare: Prisma.raw('FOR SHARE'),
   /**
