@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ratioChart } from './chart';
@@ -13,7 +13,7 @@ import { memory } from './proc-stats';
 import { startPgBouncer, type PgBouncer } from './pooler';
 import { runNodeScript, startServer, type ServerProcess } from './processes';
 import { markdown } from './report';
-import { checkTargets, summarize, type ScenarioRuns, type Side } from './results';
+import { checkTargets, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
 import type { LoadJob, ScenarioName } from './scenarios';
 import { readSettings, type Settings } from './settings';
 
@@ -57,23 +57,20 @@ async function main(): Promise<number> {
 
   try {
     postgresVersion = await serverVersion(settings.postgresUrl);
-    for (const side of SIDES) await prepareDatabase(settings.postgresUrl, databases[side], fixture, workDirectory);
+    const against = settings.against === undefined ? undefined : checkout(settings.against);
+    await prepareDatabase(SCRIPTS.migrate, settings.postgresUrl, databases.service, fixture, workDirectory);
+    await prepareDatabase(against?.migrate ?? SCRIPTS.migrate, settings.postgresUrl, databases.lean, fixture, workDirectory);
     const url = (side: Side) => databaseUrl(settings.postgresUrl, databases[side]);
     // Through PgBouncer in transaction mode, as docs/scaling.md sets a deployment up: unnamed
     // statements, and a direct connection for LISTEN.
     if (settings.pooler === 'pgbouncer') pgbouncer = await startPgBouncer(ROOT, settings.postgresUrl);
-    const serviceDatabase = pgbouncer
-      ? { DATABASE_URL: databaseUrl(pgbouncer.url, databases.service), DATABASE_DIRECT_URL: url('service'), DATABASE_PREPARED_STATEMENTS: '0' }
-      : { DATABASE_URL: url('service') };
+    const serviceDatabase = (side: Side): Record<string, string> =>
+      pgbouncer ? { DATABASE_URL: databaseUrl(pgbouncer.url, databases[side]), DATABASE_DIRECT_URL: url(side), DATABASE_PREPARED_STATEMENTS: '0' } : { DATABASE_URL: url(side) };
     const servers: Servers = {
-      service: await startServer('service', SCRIPTS.service, {
-        ...process.env,
-        ...SHIPPED.environment,
-        ...serviceDatabase,
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '0',
-      }, workDirectory, [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs]),
-      lean: await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory),
+      service: await startService('service', ROOT, serviceDatabase('service'), workDirectory, settings.serviceNodeArgs),
+      lean: against
+        ? await startService(`service at ${settings.against}`, against.root, serviceDatabase('lean'), workDirectory, settings.serviceNodeArgs)
+        : await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory),
     };
     started.push(servers.service, servers.lean);
     for (const side of SIDES) await servers[side].waitUntilReady(READY_TIMEOUT_MS);
@@ -95,6 +92,7 @@ async function main(): Promise<number> {
     rmSync(workDirectory, { recursive: true, force: true });
   }
 
+  if (settings.against !== undefined) return printComparison(outcomes.map(summarize), settings.against, failures);
   const embedded = settings.embedded
     ? await measureEmbedded({ serviceScript: SCRIPTS.service, loadScript: SCRIPTS.load, ...settings, serviceEnvironment: SHIPPED.environment, serviceNodeArgs: [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs] })
     : undefined;
@@ -119,11 +117,38 @@ async function main(): Promise<number> {
 }
 
 // Processes under test run in an empty directory, so that no .env of the checkout reaches them.
-async function prepareDatabase(postgresUrl: string, name: string, fixture: Fixture, workDirectory: string): Promise<void> {
+async function prepareDatabase(migrate: string, postgresUrl: string, name: string, fixture: Fixture, workDirectory: string): Promise<void> {
   await createDatabase(postgresUrl, name);
   const url = databaseUrl(postgresUrl, name);
-  await runNodeScript(SCRIPTS.migrate, { ...process.env, DATABASE_URL: url }, workDirectory);
+  await runNodeScript(migrate, { ...process.env, DATABASE_URL: url }, workDirectory);
   await seed(url, fixture);
+}
+
+/** The service of the checkout at `root`, started as its package.json's start command starts it. */
+function startService(label: string, root: string, database: Record<string, string>, workDirectory: string, extraNodeArgs: string[]): Promise<ServerProcess> {
+  const shipped = shippedStartCommand(root);
+  const environment = { ...process.env, ...shipped.environment, ...database, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' };
+  return startServer(label, join(root, shipped.script), environment, workDirectory, [...shipped.nodeOptions, ...extraNodeArgs]);
+}
+
+/** BENCH_AGAINST: another built checkout, whose migrations and service replace the lean side's. */
+function checkout(directory: string): { root: string; migrate: string } {
+  const root = realpathSync(directory);
+  const migrate = join(root, 'dist/src/database/migrate.main.js');
+  if (!existsSync(migrate)) throw new Error(`BENCH_AGAINST: ${root} has no built service (run npm ci or npm run build there)`);
+  return { root, migrate };
+}
+
+/** The before/after table of a BENCH_AGAINST run: this checkout / the other, medians of the pairs' ratios. */
+function printComparison(summaries: ScenarioSummary[], against: string, failures: string[]): number {
+  console.log(`\nthis checkout / ${against} (medians of per-pair ratios)`);
+  console.log('scenario          req/s ratio  CPU µs/req (this / other)  CPU ratio  p99 ratio');
+  for (const s of summaries) {
+    const cpu = `${s.service.cpuUsPerRequest.toFixed(0)} / ${s.lean.cpuUsPerRequest.toFixed(0)}`;
+    console.log(`${s.scenario.padEnd(17)} ${s.throughputRatio.toFixed(2).padStart(11)}  ${cpu.padStart(25)}  ${s.cpuRatio.toFixed(2).padStart(9)}  ${s.p99Ratio.toFixed(2).padStart(9)}`);
+  }
+  for (const failure of failures) console.log(`FAILED ${failure}`);
+  return failures.length === 0 ? 0 : 1;
 }
 
 /** A warm-up run on each side, then pairs of measured runs, alternating which side goes first. */

@@ -12,8 +12,16 @@ export interface Settings {
   embedded: boolean;
   /** Extra node options for the service process only, such as `--cpu-prof --cpu-prof-dir=DIR` to profile it under load. */
   serviceNodeArgs: string[];
-  /** `pgbouncer`: the service reaches PostgreSQL through PgBouncer in transaction mode (scripts/pgbouncer.sh); the lean baseline stays direct. */
+  /**
+   * `pgbouncer`: the service (both services with `against`) reaches PostgreSQL through PgBouncer in
+   * transaction mode (scripts/pgbouncer.sh); the lean baseline stays direct.
+   */
   pooler: 'none' | 'pgbouncer';
+  /**
+   * Another checkout (built) whose service takes the lean baseline's place: a before/after
+   * comparison of two commits in one run, pair by pair, on the same machine and load.
+   */
+  against?: string;
 }
 
 /** The scenarios that write: the default set when the service runs through a pooler. */
@@ -43,5 +51,6 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     embedded: env.BENCH_EMBEDDED !== '0',
     serviceNodeArgs: (env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
     pooler,
+    against: env.BENCH_AGAINST || undefined,
   };
 }
