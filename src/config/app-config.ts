@@ -186,7 +186,7 @@ export class AppConfig {
   @IsInt()
   @Min(1)
   @Max(10_000)
-  IDEMPOTENCY_CLAIM_WAIT_MS = 100;
+  IDEMPOTENCY_CLAIM_WAIT_MS = 1000;
 
   /** How often each instance deletes expired idempotency records, in seconds; 0 turns the purge off. */
   @Transform(toInt)
