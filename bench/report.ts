@@ -38,6 +38,9 @@ export function markdown(report: Report): string {
     '## Service against the lean baseline (PostgreSQL)',
     '',
     `Medians over ${settings.pairs} pair(s) of ${settings.durationSeconds}-second runs, ${settings.connections} keep-alive connections;`,
+    ...(settings.pooler === 'pgbouncer'
+      ? ['the service through PgBouncer in transaction mode (`BENCH_POOLER=pgbouncer`: `DATABASE_PREPARED_STATEMENTS=0`, LISTEN on `DATABASE_DIRECT_URL`), the lean baseline direct;']
+      : []),
     'a ratio is service / lean, computed pair by pair, and its median is shown.',
     '',
     '| scenario | req/s service / lean | ratio | p50 ms service / lean | p99 ms service / lean | p99 ratio | CPU µs/req service / lean | CPU ratio | non-2xx service / lean | RSS after, MiB service / lean |',
@@ -171,6 +174,7 @@ const METHOD = [
   '| `BENCH_CONNECTIONS` | 32 | keep-alive connections of the load generator |',
   '| `BENCH_SCENARIOS` | all | comma-separated subset: metering, patch-hot, patch-spread, create, replay, get-department, list-departments |',
   '| `BENCH_EMBEDDED` | 1 | 0 skips the embedded-default measurement |',
+  '| `BENCH_POOLER` | `none` | `pgbouncer`: the service reaches PostgreSQL through PgBouncer in transaction mode (`scripts/pgbouncer.sh`, Debian\'s `pgbouncer` package), with `DATABASE_PREPARED_STATEMENTS=0` and `DATABASE_DIRECT_URL` to the server; the lean baseline stays direct. Without `BENCH_SCENARIOS`, the write scenarios only (patch-hot, patch-spread, create, replay) |',
   '| `BENCH_NODE` | `lts` | the Node.js everything runs on: `lts` is the line the container image ships (24, fetched once from the npm registry by `scripts/lts-node.sh`), `current` the one running `npm run bench`, or a path to a node binary |',
   '| `BENCH_SERVICE_NODE_ARGS` | (none) | extra node options for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load |',
   '| `BENCH_AGAINST` | (none) | the directory of another built checkout (e.g. a `git worktree` of an earlier commit): its service takes the lean baseline\'s place, so the ratios compare two commits run pair by pair; the run then prints its results and writes no report |',

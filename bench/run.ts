@@ -10,6 +10,7 @@ import { describeMachine, gitCommit, packageVersions, shippedStartCommand } from
 import { measure } from './measure';
 import { compareAnswers } from './parity';
 import { memory } from './proc-stats';
+import { startPgBouncer, type PgBouncer } from './pooler';
 import { runNodeScript, startServer, type ServerProcess } from './processes';
 import { markdown } from './report';
 import { checkTargets, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
@@ -52,6 +53,7 @@ async function main(): Promise<number> {
   let parityDifferences: string[] = [];
   let postgresVersion = 'unknown';
   const started: ServerProcess[] = [];
+  let pgbouncer: PgBouncer | undefined;
 
   try {
     postgresVersion = await serverVersion(settings.postgresUrl);
@@ -59,10 +61,15 @@ async function main(): Promise<number> {
     await prepareDatabase(SCRIPTS.migrate, settings.postgresUrl, databases.service, fixture, workDirectory);
     await prepareDatabase(against?.migrate ?? SCRIPTS.migrate, settings.postgresUrl, databases.lean, fixture, workDirectory);
     const url = (side: Side) => databaseUrl(settings.postgresUrl, databases[side]);
+    // Through PgBouncer in transaction mode, as docs/scaling.md sets a deployment up: unnamed
+    // statements, and a direct connection for LISTEN.
+    if (settings.pooler === 'pgbouncer') pgbouncer = await startPgBouncer(ROOT, settings.postgresUrl);
+    const serviceDatabase = (side: Side): Record<string, string> =>
+      pgbouncer ? { DATABASE_URL: databaseUrl(pgbouncer.url, databases[side]), DATABASE_DIRECT_URL: url(side), DATABASE_PREPARED_STATEMENTS: '0' } : { DATABASE_URL: url(side) };
     const servers: Servers = {
-      service: await startService('service', ROOT, url('service'), workDirectory, settings.serviceNodeArgs),
+      service: await startService('service', ROOT, serviceDatabase('service'), workDirectory, settings.serviceNodeArgs),
       lean: against
-        ? await startService(`service at ${settings.against}`, against.root, url('lean'), workDirectory, settings.serviceNodeArgs)
+        ? await startService(`service at ${settings.against}`, against.root, serviceDatabase('lean'), workDirectory, settings.serviceNodeArgs)
         : await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory),
     };
     started.push(servers.service, servers.lean);
@@ -80,6 +87,7 @@ async function main(): Promise<number> {
     failures.push(message(error));
   } finally {
     for (const server of started) await server.stop();
+    await pgbouncer?.stop().catch((error: unknown) => failures.push(`stop pgbouncer: ${message(error)}`));
     for (const side of SIDES) await dropDatabase(settings.postgresUrl, databases[side]).catch((error: unknown) => failures.push(`drop ${databases[side]}: ${message(error)}`));
     rmSync(workDirectory, { recursive: true, force: true });
   }
@@ -117,9 +125,9 @@ async function prepareDatabase(migrate: string, postgresUrl: string, name: strin
 }
 
 /** The service of the checkout at `root`, started as its package.json's start command starts it. */
-function startService(label: string, root: string, databaseUrl: string, workDirectory: string, extraNodeArgs: string[]): Promise<ServerProcess> {
+function startService(label: string, root: string, database: Record<string, string>, workDirectory: string, extraNodeArgs: string[]): Promise<ServerProcess> {
   const shipped = shippedStartCommand(root);
-  const environment = { ...process.env, ...shipped.environment, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' };
+  const environment = { ...process.env, ...shipped.environment, ...database, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' };
   return startServer(label, join(root, shipped.script), environment, workDirectory, [...shipped.nodeOptions, ...extraNodeArgs]);
 }
 

@@ -13,11 +13,19 @@ export interface Settings {
   /** Extra node options for the service process only, such as `--cpu-prof --cpu-prof-dir=DIR` to profile it under load. */
   serviceNodeArgs: string[];
   /**
+   * `pgbouncer`: the service (both services with `against`) reaches PostgreSQL through PgBouncer in
+   * transaction mode (scripts/pgbouncer.sh); the lean baseline stays direct.
+   */
+  pooler: 'none' | 'pgbouncer';
+  /**
    * Another checkout (built) whose service takes the lean baseline's place: a before/after
    * comparison of two commits in one run, pair by pair, on the same machine and load.
    */
   against?: string;
 }
+
+/** The scenarios that write: the default set when the service runs through a pooler. */
+export const WRITE_SCENARIOS: ScenarioName[] = ['patch-hot', 'patch-spread', 'create', 'replay'];
 
 /** The benchmark's settings, from BENCH_* environment variables (docs/benchmarks.md lists them). */
 export function readSettings(env: NodeJS.ProcessEnv): Settings {
@@ -27,7 +35,9 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     return value;
   };
   const known = SCENARIOS.map((scenario) => scenario.name);
-  const scenarios = (env.BENCH_SCENARIOS ? env.BENCH_SCENARIOS.split(',').map((name) => name.trim()) : known) as ScenarioName[];
+  const pooler = env.BENCH_POOLER || 'none';
+  if (pooler !== 'none' && pooler !== 'pgbouncer') throw new Error(`BENCH_POOLER must be pgbouncer or none, got "${pooler}"`);
+  const scenarios = (env.BENCH_SCENARIOS ? env.BENCH_SCENARIOS.split(',').map((name) => name.trim()) : pooler === 'pgbouncer' ? WRITE_SCENARIOS : known) as ScenarioName[];
   const unknown = scenarios.filter((name) => !known.includes(name));
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')}; known: ${known.join(', ')}`);
   return {
@@ -40,6 +50,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     scenarios,
     embedded: env.BENCH_EMBEDDED !== '0',
     serviceNodeArgs: (env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+    pooler,
     against: env.BENCH_AGAINST || undefined,
   };
 }

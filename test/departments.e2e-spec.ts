@@ -1,4 +1,4 @@
-import { idempotencyLockName } from '../src/common/idempotency/idempotency.store';
+import { Client } from 'pg';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { createApiKey, createTenant, startTestApp, testDatabaseUrl, useTwoInstances, type TestApp, type TestTenant } from './support/test-app';
@@ -322,17 +322,73 @@ describe('POST /api/openapi/v1/departments', () => {
       expect(replay.text).toBe(again.text);
     });
 
+    /**
+     * Another session's open transaction holding the key's record uncommitted, as a request still
+     * being processed holds it (its claim); `end` commits or rolls it back.
+     */
+    async function holdKey(tenant: TestTenant, key: string, statusCode: number): Promise<{ end(how: 'COMMIT' | 'ROLLBACK'): Promise<void> }> {
+      const session = new Client({ connectionString: testDatabaseUrl() });
+      await session.connect();
+      await session.query('BEGIN');
+      await session.query(
+        `INSERT INTO idempotency_records (id, api_key_id, key, fingerprint, status_code, response_body, created_at, expires_at)
+         VALUES (gen_random_uuid(), $1, $2, $3, $4, '{}', now(), now() + interval '1 hour')`,
+        [tenant.apiKeyId, key, 'f'.repeat(64), statusCode],
+      );
+      return {
+        async end(how) {
+          await session.query(how);
+          await session.end();
+        },
+      };
+    }
+
+    async function untilAStatementWaitsForALock(): Promise<void> {
+      const observer = new Client({ connectionString: testDatabaseUrl() });
+      await observer.connect();
+      try {
+        for (let attempt = 0; attempt < 500; attempt++) {
+          const { rows } = await observer.query(`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+          if (rows[0].waiting > 0) return;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        throw new Error('No statement came to wait for a lock');
+      } finally {
+        await observer.end();
+      }
+    }
+
     (onPostgres ? it : it.skip)('returns 409 IDEMPOTENCY_REQUEST_IN_PROGRESS with Retry-After while the key is held (PostgreSQL)', async () => {
       const tenant = await createTenant(database);
       const key = newKey();
-      const held = await database.prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${idempotencyLockName(tenant.apiKeyId, key)}, 0))`;
-        return create(tenant, { name: 'Busy' }, key);
-      });
+      const holder = await holdKey(tenant, key, 0);
+      let held: import('supertest').Response;
+      try {
+        held = await create(tenant, { name: 'Busy' }, key);
+      } finally {
+        await holder.end('ROLLBACK');
+      }
       expectErrorBody(held, 409, 'IDEMPOTENCY_REQUEST_IN_PROGRESS', 'conflict');
       expect(held.headers['retry-after']).toBe('1');
       expect(await departmentsOf(tenant)).toHaveLength(0);
       await create(tenant, { name: 'Busy' }, key).expect(201);
+    });
+
+    (onPostgres ? it : it.skip)('answers from the record a request in progress stores while this one waits for the key (PostgreSQL)', async () => {
+      const tenant = await createTenant(database);
+      const key = newKey();
+      const holder = await holdKey(tenant, key, 201);
+      const patient = await startTestApp(database, { IDEMPOTENCY_CLAIM_WAIT_MS: 10_000 });
+      try {
+        const waiting = create(tenant, { name: 'Late' }, key, patient).then((response) => response);
+        await untilAStatementWaitsForALock();
+        await holder.end('COMMIT');
+        // The stored record is of another request body, so the waiting request answers 422 from it.
+        expectErrorBody(await waiting, 422, 'IDEMPOTENCY_KEY_REUSED', 'unprocessable_entity');
+      } finally {
+        await patient.close();
+      }
+      expect(await departmentsOf(tenant)).toHaveLength(0);
     });
   });
 

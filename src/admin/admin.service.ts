@@ -33,9 +33,14 @@ export class AdminService {
   /** The way module code reaches the database, here without the Nest application (and so without the driver's SQL transactions). */
   private readonly txHost: TransactionHost;
 
+  /**
+   * `notifications`: DATABASE_NOTIFICATIONS, whether a revocation is also announced with NOTIFY
+   * (the revocation version is incremented either way).
+   */
   constructor(
     private readonly prisma: PrismaClient,
     private readonly clock: Clock = new Clock(),
+    private readonly notifications: 'on' | 'off' = 'on',
   ) {
     this.txHost = new TransactionHost(prisma);
   }
@@ -133,15 +138,18 @@ export class AdminService {
   }
 
   /**
-   * Revokes the key and announces it on API_KEY_REVOKED_CHANNEL in the same statement, so every
-   * instance drops the key from its cache exactly when the revocation commits. Revoking again keeps
-   * the first revoked_at (and announces it again, which is harmless).
+   * Revokes the key, increments the revocation version and (with notifications on) announces it on
+   * API_KEY_REVOKED_CHANNEL, all in one statement, so every instance drops the key from its cache
+   * when the revocation commits: at once through NOTIFY, or at its next poll of the version.
+   * Revoking again keeps the first revoked_at (and announces it again, which is harmless).
    */
   async revokeApiKey(id: string): Promise<{ id: string; revoked_at: string }> {
     requireUuid(id, 'id');
     const now = this.clock.now();
     // The first revocation writes the api_key.revoked event in the same statement (the `newly`
-    // row); revoking again changes nothing and writes none.
+    // row); revoking again changes nothing and writes none. Every revocation bumps the version
+    // row that instances without LISTEN poll (DATABASE_NOTIFICATIONS=off).
+    const notify = this.notifications === 'on' ? Prisma.sql`, pg_notify(${API_KEY_REVOKED_CHANNEL}, revoked.id::text)` : Prisma.empty;
     const [revoked] = await this.txHost.sql.query<{ id: string; revoked_at: Date }>(Prisma.sql`
       WITH prior AS (
         SELECT id, revoked_at FROM api_keys WHERE id = ${id}::uuid ${RowLock.forUpdate}
@@ -155,8 +163,11 @@ export class AdminService {
         action: 'api_key.revoked',
         resourceId: Prisma.sql`revoked.id::text`,
         changes: { revoked_at: { old: null, new: now.toISOString() } },
-      })} WHERE revoked.newly)
-      SELECT revoked.id, revoked.revoked_at FROM revoked, pg_notify(${API_KEY_REVOKED_CHANNEL}, revoked.id::text)`);
+      })} WHERE revoked.newly),
+      bumped AS (
+        UPDATE api_key_revocation_version SET version = version + 1 WHERE id = 1 AND EXISTS (SELECT 1 FROM revoked) RETURNING version
+      )
+      SELECT revoked.id, revoked.revoked_at FROM revoked LEFT JOIN bumped ON true${notify}`);
     if (!revoked) throw new AdminError(`No API key with id ${id}.`);
     return { id: revoked.id, revoked_at: revoked.revoked_at.toISOString() };
   }

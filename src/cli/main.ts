@@ -20,10 +20,11 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!usesDatabase(parsed)) return runCommand(parsed, undefined, io);
   loadDotEnv();
-  const database = await openDatabase(loadConfig());
+  const config = loadConfig();
+  const database = await openDatabase(config);
   try {
     if (database.kind === 'embedded') await database.migrate();
-    return await runCommand(parsed, new AdminService(database.prisma), io);
+    return await runCommand(parsed, new AdminService(database.prisma, undefined, config.DATABASE_NOTIFICATIONS), io);
   } finally {
     await database.close();
   }

@@ -109,6 +109,15 @@ export class AppConfig {
   @Max(10_000)
   DATABASE_PREPARED_STATEMENTS = 100;
 
+  /**
+   * `on`: API key revocations reach every instance at once through LISTEN/NOTIFY. `off`, for a
+   * database without them (CockroachDB; docs/scaling.md): each instance polls the revocation
+   * version every API_KEY_REVOCATION_POLL_MS instead, and a revocation takes effect everywhere
+   * within that interval. Every instance and the admin CLI of one deployment must agree.
+   */
+  @IsIn(['on', 'off'])
+  DATABASE_NOTIFICATIONS: 'on' | 'off' = 'on';
+
   /** The least severe lines written: `log` writes events and one line per request (pino's `info` level). */
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'log';
@@ -190,6 +199,17 @@ export class AppConfig {
   @Min(1)
   IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
+  /**
+   * Longest a request waits for another request with the same Idempotency-Key that is still being
+   * processed, in milliseconds: if that one finishes in time, this one gets its replay; otherwise
+   * 409 IDEMPOTENCY_REQUEST_IN_PROGRESS with `Retry-After: 1` (docs/idempotency.md).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  IDEMPOTENCY_CLAIM_WAIT_MS = 1000;
+
   /** How often each instance deletes expired idempotency records, in seconds; 0 turns the purge off. */
   @Transform(toInt)
   @IsInt()
@@ -244,6 +264,17 @@ export class AppConfig {
   @IsInt()
   @Min(0)
   API_KEY_CACHE_MAX_AGE_SECONDS = 300;
+
+  /**
+   * With DATABASE_NOTIFICATIONS=off, how often each instance reads the revocation version, in
+   * milliseconds: a revocation takes effect on every instance within this (twice this at worst,
+   * when a read is slow), and a cached key is answered only while the last read is that recent.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  API_KEY_REVOCATION_POLL_MS = 1000;
 
   /** Requests per minute per API key; 0 turns rate limiting off. */
   @Transform(toInt)

@@ -1,5 +1,6 @@
 import { connect as connectSocket } from 'node:net';
 import { Client, type ClientConfig, type QueryResult } from 'pg';
+import { LOCK_NOT_AVAILABLE, lockWaitLimit } from './lock-wait';
 
 /** SQLSTATE of a cancelled statement (a cancel request, or the server's own statement_timeout). */
 export const QUERY_CANCELED = '57014';
@@ -117,6 +118,12 @@ export class DeadlineClient extends Client {
         overTransaction = true;
       }
     }
+    let expired = () => this.deadlineError(overTransaction);
+    const lockWaitMs = lockWaitLimit();
+    if (lockWaitMs !== undefined && lockWaitMs < limitMs) {
+      limitMs = lockWaitMs;
+      expired = () => timeoutError(LOCK_NOT_AVAILABLE, `canceling statement: it waited ${lockWaitMs} ms, the limit set for it, most likely for a row another transaction holds`);
+    }
     let cancelled: (() => Error) | undefined;
     let cut: NodeJS.Timeout | undefined;
     const cancel = (reason: () => Error) => {
@@ -133,10 +140,10 @@ export class DeadlineClient extends Client {
       timer = setTimeout(() => {
         counted = waiting.enter();
         if (!counted) cancel(() => timeoutError(QUERY_CANCELED, `canceling statement: it ran past ${waiting.slowAfterMs} ms while ${waiting.limit} other statements of this pool were waiting already`));
-        else timer = setTimeout(() => cancel(() => this.deadlineError(overTransaction)), limitMs - waiting.slowAfterMs);
+        else timer = setTimeout(() => cancel(expired), limitMs - waiting.slowAfterMs);
       }, waiting.slowAfterMs);
     } else {
-      timer = setTimeout(() => cancel(() => this.deadlineError(overTransaction)), limitMs);
+      timer = setTimeout(() => cancel(expired), limitMs);
     }
     try {
       return await send();

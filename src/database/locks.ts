@@ -2,7 +2,9 @@ import { Prisma } from '../generated/prisma/client';
 
 /**
  * The PostgreSQL lock idioms of the service, in one place: what each one is for, and the statements
- * use these fragments rather than spelling the clauses out.
+ * use these fragments rather than spelling the clauses out. Correctness paths use row locks, unique
+ * constraints and INSERT … ON CONFLICT only, which the distributed PostgreSQL-compatible engines
+ * have too; the one advisory lock left is the migrations' (docs/scaling.md, "Portable SQL").
  */
 export const RowLock = {
   /** Writers of one row queue here, on every instance, until the holder's transaction ends. */
@@ -17,22 +19,10 @@ export const RowLock = {
 };
 
 /**
- * An advisory lock on `name` held until the transaction ends, taken without waiting: the SQL
- * expression is true when this transaction got it, false when another holds it.
+ * Holds a session advisory lock `id` on `client` while `work` runs (waiting for it first): one holder
+ * at a time, across instances. Only for the migrations, on a direct connection (DATABASE_DIRECT_URL);
+ * src/database/portable-sql.spec.ts and test/portable-sql.e2e-spec.ts keep every other path off advisory locks.
  */
-export function tryTransactionAdvisoryLock(name: string): Prisma.Sql {
-  return Prisma.sql`pg_try_advisory_xact_lock(hashtextextended(${name}, 0))`;
-}
-
-/**
- * An advisory lock on `name` held until the transaction ends, waiting for it (bounded by the
- * statement's deadline): the transactions that take it pass one at a time, on every instance.
- */
-export function transactionAdvisoryLock(name: string): Prisma.Sql {
-  return Prisma.sql`pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
-}
-
-/** Holds a session advisory lock `id` on `client` while `work` runs (waiting for it first): one holder at a time, across instances. */
 export async function withSessionAdvisoryLock<T>(client: { query(text: string, values: unknown[]): Promise<unknown> }, id: number, work: () => Promise<T>): Promise<T> {
   await client.query('SELECT pg_advisory_lock($1)', [id]);
   try {

@@ -1,4 +1,5 @@
 import { Prisma } from '../generated/prisma/client';
+import { LOCK_NOT_AVAILABLE } from './lock-wait';
 
 interface DriverAdapterCause {
   kind?: string;
@@ -48,4 +49,10 @@ const UNSTORABLE_TEXT_SQLSTATES = new Set(['22021', '22P05']);
 export function isUnstorableText(error: unknown): boolean {
   const cause = driverAdapterCause(error);
   return cause?.kind === 'postgres' && UNSTORABLE_TEXT_SQLSTATES.has(cause.code ?? '');
+}
+
+/** A statement gave up waiting for a lock (SQLSTATE 55P03: `withLockWaitLimit`, or the server's lock_timeout). */
+export function isLockNotAvailable(error: unknown): boolean {
+  const cause = driverAdapterCause(error);
+  return cause?.kind === 'postgres' && cause.code === LOCK_NOT_AVAILABLE;
 }

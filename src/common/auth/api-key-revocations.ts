@@ -1,26 +1,42 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
 import { DatabaseNotifications } from '../../database/database-notifications';
 import type { NotificationSubscription } from '../../database/notifications';
+import { SqlHost } from '../../database/sql-host';
+import { Clock } from '../clock';
+import { RevocationVersionPoller } from './revocation-version-poller';
 import { VerifiedKeyCache } from './verified-key-cache';
 
 /** The NOTIFY channel a revocation is announced on, with the key's id as payload (AdminService.revokeApiKey). */
 export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
 
-/** Feeds the revocations every instance hears on the database into this instance's key cache. */
+/**
+ * Feeds the revocations every instance hears on the database into this instance's key cache:
+ * through LISTEN, or, with DATABASE_NOTIFICATIONS=off, by polling the revocation version.
+ */
 @Injectable()
 export class ApiKeyRevocations implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ApiKeyRevocations.name);
   private subscription?: NotificationSubscription;
+  private poller?: RevocationVersionPoller;
   private listening = false;
   private stopping = false;
 
   constructor(
     private readonly notifications: DatabaseNotifications,
     private readonly cache: VerifiedKeyCache,
+    private readonly config: AppConfig,
+    private readonly sqlHost: SqlHost,
+    private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.cache.enabled) return;
+    if (this.config.DATABASE_NOTIFICATIONS === 'off') {
+      this.poller = new RevocationVersionPoller(this.sqlHost.sql, this.cache, this.clock, this.config.API_KEY_REVOCATION_POLL_MS);
+      await this.poller.start();
+      return;
+    }
     this.subscription = await this.notifications.listen(API_KEY_REVOKED_CHANNEL, {
       onNotify: (apiKeyId) => this.cache.revoked(apiKeyId),
       onListening: (listening) => this.onListening(listening),
@@ -30,6 +46,7 @@ export class ApiKeyRevocations implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    this.poller?.stop();
     await this.subscription?.close();
   }
 

@@ -111,4 +111,50 @@ describe('VerifiedKeyCache', () => {
     cacheVerified(cache, 'hash-a', alice);
     expect(cache.get('hash-a')).toBeUndefined();
   });
+
+  describe('revocations polled (DATABASE_NOTIFICATIONS=off)', () => {
+    function polledCache(clock: PinnedClock, maxAgeSeconds = 300): VerifiedKeyCache {
+      return new VerifiedKeyCache(loadConfig({}, { API_KEY_CACHE_MAX_AGE_SECONDS: maxAgeSeconds, DATABASE_NOTIFICATIONS: 'off' }), clock);
+    }
+
+    it('answers only until the time the last poll allowed, and caches nothing after it', () => {
+      const clock = new PinnedClock();
+      const cache = polledCache(clock);
+      expect(cache.get('hash-a')).toBeUndefined();
+      cache.heardUntil(clock.nowMs + 2000);
+      cacheVerified(cache, 'hash-a', alice);
+      clock.nowMs += 1999;
+      expect(cache.get('hash-a')).toEqual(alice);
+      clock.nowMs += 1;
+      expect(cache.get('hash-a')).toBeUndefined();
+      cacheVerified(cache, 'hash-b', bob);
+      cache.heardUntil(clock.nowMs + 2000);
+      expect(cache.get('hash-b')).toBeUndefined();
+      expect(cache.get('hash-a')).toEqual(alice); // a poll renewed it: the entry was never dropped
+    });
+
+    it('forgets every key, and every key read meanwhile, when some key was revoked', () => {
+      const clock = new PinnedClock();
+      const cache = polledCache(clock);
+      cache.heardUntil(clock.nowMs + 2000);
+      cacheVerified(cache, 'hash-a', alice);
+      cache.remember('hash-a', alice);
+      const lookup = cache.startLookup();
+      cache.someRevoked();
+      cache.store('hash-b', bob, lookup);
+      expect([cache.get('hash-a'), cache.get('hash-b'), cache.recall('hash-a', 60_000)]).toEqual([undefined, undefined, undefined]);
+    });
+
+    it('keeps a key at most 60 s however long API_KEY_CACHE_MAX_AGE_SECONDS is', () => {
+      const clock = new PinnedClock();
+      const cache = polledCache(clock, 300);
+      cacheVerified(cache, 'hash-a', alice);
+      cache.heardUntil(clock.nowMs + 120_000);
+      cacheVerified(cache, 'hash-a', alice);
+      clock.nowMs += 59_999;
+      expect(cache.get('hash-a')).toEqual(alice);
+      clock.nowMs += 1;
+      expect(cache.get('hash-a')).toBeUndefined();
+    });
+  });
 });

@@ -6,6 +6,8 @@ import type { Principal } from './principal';
 
 // A few hundred bytes each: bounds memory however many keys call.
 const MAX_CACHED_KEYS = 10_000;
+/** Without notifications (revocations polled), the longest a key is cached, if API_KEY_CACHE_MAX_AGE_SECONDS is longer. */
+export const POLLED_MAX_AGE_MS = 60_000;
 
 interface CachedKey {
   principal: Principal;
@@ -19,7 +21,8 @@ interface RememberedKey {
 
 /**
  * Keys the database verified, answered from memory only while revocations are being heard
- * (`setListening(true)`) and for at most API_KEY_CACHE_MAX_AGE_SECONDS. Keyed by the key's hash,
+ * (`setListening(true)` for NOTIFY, `heardUntil` for a polled revocation version) and for at most
+ * API_KEY_CACHE_MAX_AGE_SECONDS (POLLED_MAX_AGE_MS at most when polled). Keyed by the key's hash,
  * never the key itself.
  *
  * A lookup that read a key just before its revocation committed may finish after the revocation's
@@ -34,13 +37,15 @@ export class VerifiedKeyCache {
   private readonly remembered = new LRUCache<string, RememberedKey>({ max: MAX_CACHED_KEYS });
   private readonly maxAgeMs: number;
   private generation = 0;
-  private listening = false;
+  /** Until when (clock milliseconds) revocations are known to be heard: Infinity while listening. */
+  private heardUntilMs = 0;
 
   constructor(
     config: AppConfig,
     private readonly clock: Clock,
   ) {
-    this.maxAgeMs = config.API_KEY_CACHE_MAX_AGE_SECONDS * 1000;
+    const maxAgeMs = config.API_KEY_CACHE_MAX_AGE_SECONDS * 1000;
+    this.maxAgeMs = config.DATABASE_NOTIFICATIONS === 'off' ? Math.min(maxAgeMs, POLLED_MAX_AGE_MS) : maxAgeMs;
   }
 
   /** False when configured off (max age 0): then nothing needs to listen for revocations. */
@@ -49,10 +54,11 @@ export class VerifiedKeyCache {
   }
 
   get(hash: string): Principal | undefined {
-    if (!this.listening) return undefined;
+    const nowMs = this.clock.now().getTime();
+    if (nowMs >= this.heardUntilMs) return undefined;
     const entry = this.entries.get(hash);
     if (!entry) return undefined;
-    if (this.clock.now().getTime() - entry.cachedAtMs < this.maxAgeMs) return entry.principal;
+    if (nowMs - entry.cachedAtMs < this.maxAgeMs) return entry.principal;
     this.entries.delete(hash);
     return undefined;
   }
@@ -64,8 +70,9 @@ export class VerifiedKeyCache {
 
   /** Caches a key the database verified, unless an invalidation happened since `startLookup`. */
   store(hash: string, principal: Principal, lookup: number): void {
-    if (!this.enabled || !this.listening || lookup !== this.generation) return;
-    this.entries.set(hash, { principal, cachedAtMs: this.clock.now().getTime() });
+    const nowMs = this.clock.now().getTime();
+    if (!this.enabled || nowMs >= this.heardUntilMs || lookup !== this.generation) return;
+    this.entries.set(hash, { principal, cachedAtMs: nowMs });
   }
 
   /** A key was revoked: forget it, in the cache and in the outage memory. */
@@ -73,6 +80,16 @@ export class VerifiedKeyCache {
     this.generation += 1;
     dropKey(this.entries, apiKeyId);
     dropKey(this.remembered, apiKeyId);
+  }
+
+  /**
+   * Some key was revoked, which one is not known (the revocation version changed): forget every
+   * key, in the cache and in the outage memory.
+   */
+  someRevoked(): void {
+    this.generation += 1;
+    this.entries.clear();
+    this.remembered.clear();
   }
 
   /** Remembers a key just verified (or answered from the cache) for recall during an outage. */
@@ -98,7 +115,16 @@ export class VerifiedKeyCache {
   setListening(listening: boolean): void {
     this.generation += 1;
     this.entries.clear();
-    this.listening = listening;
+    this.heardUntilMs = listening ? Infinity : 0;
+  }
+
+  /**
+   * Revocations are heard by polling: every revocation committed before the poll that ended now
+   * has been applied (`someRevoked`), and the next poll is due well before `untilMs` (clock
+   * milliseconds), after which nothing is answered from memory unless a poll has renewed it.
+   */
+  heardUntil(untilMs: number): void {
+    this.heardUntilMs = untilMs;
   }
 }
 

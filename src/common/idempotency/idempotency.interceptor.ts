@@ -25,15 +25,16 @@ interface Outcome {
   replayed: boolean;
 }
 
-/** Thrown inside the transaction to roll back a write whose key another request stored first. */
+/** Thrown inside the transaction when another request stored the key after the claim began: its record is read once this transaction has ended. */
 class KeyStoredMeanwhile extends Error {}
 
 /**
  * Makes a write happen at most once per (API key, Idempotency-Key). One transaction holds the
- * key's claim (its advisory lock), the handler's writes and the stored response, so the response
- * is stored exactly when the write commits, and a failure (which rolls back) leaves nothing behind.
- * A completed key is replayed without taking the lock. The success body is sent as the very text
- * that is stored, so a replay is byte-identical.
+ * key's claim (its record, inserted before the handler runs and completed after), the handler's
+ * writes and the stored response, so the response is stored exactly when the write commits, and a
+ * failure (which rolls back) leaves nothing behind. A completed key is replayed without writing or
+ * locking anything. The success body is sent as the very text that is stored, so a replay is
+ * byte-identical.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -61,12 +62,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     let outcome: Outcome;
     try {
       outcome = await this.inTransaction(sqlOnly, async (): Promise<Outcome> => {
-        const claim = await this.store.claim(apiKeyId, key);
+        const claim = await this.store.claim(apiKeyId, key, fingerprint);
         if (claim.kind === 'in-progress') throw requestInProgress();
+        if (claim.kind === 'stored-meanwhile') throw new KeyStoredMeanwhile();
         if (claim.kind === 'stored') return replay(claim.response, fingerprint);
         const result: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
-        const created = { fingerprint, statusCode: response.statusCode, responseBody: result === undefined ? '' : JSON.stringify(result) };
-        if (!(await this.store.save(apiKeyId, key, created))) throw new KeyStoredMeanwhile();
+        const created = { statusCode: response.statusCode, responseBody: result === undefined ? '' : JSON.stringify(result) };
+        await this.store.save(apiKeyId, key, created);
         return { ...created, replayed: false };
       });
     } catch (error) {

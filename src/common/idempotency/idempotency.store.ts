@@ -3,7 +3,9 @@ import { TransactionHost } from '../../database/transaction-host';
 import { AppConfig } from '../../config/app-config';
 import { Prisma } from '../../generated/prisma/client';
 import { Clock } from '../clock';
-import { RowLock, tryTransactionAdvisoryLock } from '../../database/locks';
+import { RowLock } from '../../database/locks';
+import { withLockWaitLimit } from '../../database/lock-wait';
+import { isLockNotAvailable } from '../../database/prisma-errors';
 
 export interface StoredResponse {
   fingerprint: string;
@@ -11,13 +13,15 @@ export interface StoredResponse {
   responseBody: string;
 }
 
-/** The text whose 64-bit hash names the advisory lock of one (API key, idempotency key) pair. */
-export function idempotencyLockName(apiKeyId: string, key: string): string {
-  return `idempotency:${apiKeyId}:${key}`;
-}
+/**
+ * What a claim found: the live stored response; the key, now this transaction's; the key stored
+ * by another request after this claim began (read it with `findLive` once this transaction has
+ * ended); or the key still held by another request's transaction past the claim's wait.
+ */
+export type Claim = { kind: 'stored'; response: StoredResponse } | { kind: 'claimed' } | { kind: 'stored-meanwhile' } | { kind: 'in-progress' };
 
-/** What a claim found: the live stored response, or the key's lock (or neither: in flight elsewhere). */
-export type Claim = { kind: 'stored'; response: StoredResponse } | { kind: 'claimed' } | { kind: 'in-progress' };
+/** The status of a record inserted by a claim until `save` fills it in; never committed as such. */
+const CLAIMED_STATUS = 0;
 
 /**
  * Idempotency records in the database. `claim` and `save` run in the caller's transaction
@@ -32,31 +36,49 @@ export class IdempotencyStore {
   ) {}
 
   /**
-   * One statement: the live record of the key if there is one (a replay takes no lock, so
-   * concurrent replays never queue behind each other); otherwise the key's transaction-scoped
-   * advisory lock, taken without waiting. The lock, not an inserted placeholder row, marks the
-   * key as in flight: a concurrent insert of the same key would wait on an uncommitted row
-   * instead of answering 409 at once.
+   * One statement: the live record of the key if there is one (a replay writes and locks nothing,
+   * so concurrent replays never queue behind each other); otherwise the key's record is inserted,
+   * as a placeholder that `save` completes in the same transaction, replacing an expired record.
+   * The unique index (api_key_id, key) makes that insert the claim: a concurrent claim of the same
+   * key waits on the uncommitted row until its transaction ends (then finds the stored record, or
+   * the key free again after a rollback), but no longer than IDEMPOTENCY_CLAIM_WAIT_MS. A claim
+   * that gave up waiting has failed its statement, so the caller must end the transaction.
    */
-  async claim(apiKeyId: string, key: string): Promise<Claim> {
-    const rows = await this.txHost.sql.query<StoredResponse & { locked: boolean | null }>(Prisma.sql`
-      WITH live AS (
-        SELECT fingerprint, status_code AS "statusCode", response_body AS "responseBody"
-        FROM idempotency_records
-        WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND expires_at > ${this.clock.now()})
-      SELECT fingerprint, "statusCode", "responseBody", NULL::boolean AS locked FROM live
-      UNION ALL
-      SELECT NULL, NULL, NULL, ${tryTransactionAdvisoryLock(idempotencyLockName(apiKeyId, key))}
-      WHERE NOT EXISTS (SELECT 1 FROM live)`);
+  async claim(apiKeyId: string, key: string, fingerprint: string): Promise<Claim> {
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.config.IDEMPOTENCY_TTL_SECONDS * 1000);
+    let rows: (StoredResponse & { claimed: boolean | null })[];
+    try {
+      rows = await withLockWaitLimit(this.config.IDEMPOTENCY_CLAIM_WAIT_MS, () =>
+        this.txHost.sql.query<StoredResponse & { claimed: boolean | null }>(Prisma.sql`
+          WITH live AS (
+            SELECT fingerprint, status_code AS "statusCode", response_body AS "responseBody"
+            FROM idempotency_records
+            WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND expires_at > ${now}),
+          claimed AS (
+            INSERT INTO idempotency_records (id, api_key_id, key, fingerprint, status_code, response_body, created_at, expires_at)
+            SELECT gen_random_uuid(), ${apiKeyId}::uuid, ${key}, ${fingerprint}, ${CLAIMED_STATUS}, '', ${now}, ${expiresAt}
+            WHERE NOT EXISTS (SELECT 1 FROM live)
+            ON CONFLICT (api_key_id, key) DO UPDATE
+              SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
+                  response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+              WHERE idempotency_records.expires_at <= ${now}
+            RETURNING true AS claimed)
+          SELECT fingerprint, "statusCode", "responseBody", NULL::boolean AS claimed FROM live
+          UNION ALL
+          SELECT NULL, NULL, NULL, claimed FROM claimed`),
+      );
+    } catch (error) {
+      if (isLockNotAvailable(error)) return { kind: 'in-progress' };
+      throw error;
+    }
     const row = rows[0];
-    if (row.locked === null) return { kind: 'stored', response: { fingerprint: row.fingerprint, statusCode: row.statusCode, responseBody: row.responseBody } };
-    return row.locked ? { kind: 'claimed' } : { kind: 'in-progress' };
+    if (!row) return { kind: 'stored-meanwhile' };
+    if (row.claimed) return { kind: 'claimed' };
+    return { kind: 'stored', response: { fingerprint: row.fingerprint, statusCode: row.statusCode, responseBody: row.responseBody } };
   }
 
-  /**
-   * The live record of the key, read without a lock: for the rare request that claimed the key
-   * just as another one committed its record (see `save`).
-   */
+  /** The live record of the key, read without a lock: for a claim that found it stored meanwhile. */
   async findLive(apiKeyId: string, key: string): Promise<StoredResponse | undefined> {
     const rows = await this.txHost.sql.query<StoredResponse>(Prisma.sql`
       SELECT fingerprint, status_code AS "statusCode", response_body AS "responseBody"
@@ -66,21 +88,14 @@ export class IdempotencyStore {
   }
 
   /**
-   * Stores the response of a claimed key, replacing an expired record of the same key. False when
-   * a live record is already there: another request committed it between this one's claim
-   * statement taking its snapshot and taking the lock, so this request's write must be undone.
+   * Completes the record this transaction's claim inserted with the response. Only columns no
+   * index covers change, so PostgreSQL can update the row in place (a HOT update).
    */
-  async save(apiKeyId: string, key: string, response: StoredResponse): Promise<boolean> {
-    const now = this.clock.now();
-    const expiresAt = new Date(now.getTime() + this.config.IDEMPOTENCY_TTL_SECONDS * 1000);
+  async save(apiKeyId: string, key: string, response: Omit<StoredResponse, 'fingerprint'>): Promise<void> {
     const written = await this.txHost.sql.execute(Prisma.sql`
-      INSERT INTO idempotency_records (id, api_key_id, key, fingerprint, status_code, response_body, created_at, expires_at)
-      VALUES (gen_random_uuid(), ${apiKeyId}::uuid, ${key}, ${response.fingerprint}, ${response.statusCode}, ${response.responseBody}, ${now}, ${expiresAt})
-      ON CONFLICT (api_key_id, key) DO UPDATE
-        SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
-            response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-        WHERE idempotency_records.expires_at <= ${now}`);
-    return written === 1;
+      UPDATE idempotency_records SET status_code = ${response.statusCode}, response_body = ${response.responseBody}
+      WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND status_code = ${CLAIMED_STATUS}`);
+    if (written !== 1) throw new Error(`The idempotency record of the key claimed by this transaction was not found (${written} rows)`);
   }
 
   /**

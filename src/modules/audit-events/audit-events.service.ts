@@ -41,7 +41,7 @@ export class AuditEventsService {
     if (query.since !== undefined) conditions.push(Prisma.sql`id >= ${uuidV7Floor(new Date(query.since))}::uuid`);
     if (query.until !== undefined) conditions.push(Prisma.sql`id < ${uuidV7Floor(new Date(query.until))}::uuid`);
     if (position) conditions.push(Prisma.sql`id < ${position.id}::uuid`);
-    const rows = await this.txHost.sql.query<AuditEventRow>(Prisma.sql`
+    const rows = await this.txHost.replica.query<AuditEventRow>(Prisma.sql`
       SELECT ${COLUMNS} FROM audit_events WHERE ${Prisma.join(conditions, ' AND ')}
       ORDER BY id DESC LIMIT ${pageSize + 1}`);
     const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(uuidV7Millis(row.eventId)), id: row.eventId }));
