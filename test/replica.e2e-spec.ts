@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { AdminService } from '../src/admin/admin.service';
+import { Metrics } from '../src/common/metrics/metrics';
 import { type Database, openDatabase } from '../src/database/database';
 import { createTenant, openTestDatabase, startTestApp, testConfig, testDatabaseUrl, until, type TestApp, type TestTenant } from './support/test-app';
 
@@ -129,9 +130,12 @@ describeOnReplica('Reads on a streaming replica (DATABASE_REPLICA_URL)', () => {
     await until(async () => (await readPolicy()).updated_at !== before.updated_at);
   });
 
-  it('reports the replica as ready on /readyz', async () => {
+  it('reports the replica as ready on /readyz, and its pool in the metrics', async () => {
     const ready = await app.http().get('/readyz').expect(200);
     expect(ready.body).toEqual({ status: 'ready', replica: 'ready' });
+    const exposition = await app.app.get(Metrics).registry.metrics();
+    expect(exposition).toMatch(/^db_replica_reads_on_primary 0$/m);
+    expect(exposition).toMatch(/^db_replica_pool_connections\{state="idle"\} [1-9]\d*$/m);
   });
 
   describe('with the replica unreachable', () => {
@@ -160,6 +164,7 @@ describeOnReplica('Reads on a streaming replica (DATABASE_REPLICA_URL)', () => {
       const policy = await unreachableApp.http().get(`${API}/metering-policy`).set('Authorization', tenant.bearer).expect(200);
       expect(policy.body.data_status).toBe('fresh');
       expect(unreachable.replica?.isOut).toBe(true);
+      expect(await unreachableApp.app.get(Metrics).registry.metrics()).toMatch(/^db_replica_reads_on_primary 1$/m);
 
       const ready = await unreachableApp.http().get('/readyz').expect(200);
       expect(ready.body).toEqual({ status: 'ready', replica: 'unreachable, reads on the primary' });

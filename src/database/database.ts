@@ -12,16 +12,9 @@ import { SqlDriver } from './sql-driver';
 import { preparedStatementNames } from './prepared-statements';
 import { withSessionAdvisoryLock } from './locks';
 import { ReadReplica } from './read-replica';
+import type { PoolUsage } from './database-pool';
 
 export type DatabaseKind = 'postgres' | 'embedded';
-
-/** The PostgreSQL connection pool right now (for the metrics). */
-export interface PoolUsage {
-  inUse: number;
-  idle: number;
-  /** Requests queued for a connection. */
-  waiting: number;
-}
 
 /** An open database: the Prisma client, the migration runner, NOTIFY listening and the way to close it all. */
 export interface Database {
@@ -107,7 +100,7 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
       }
     },
     listen: async (channel, handlers) => subscriptions.track(await listenOnPostgres(directUrl, channel, handlers)),
-    poolUsage: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolUsage: () => usageOf(pool),
     ping: () => ping.ping(),
     async close() {
       await subscriptions.closeAll();
@@ -138,6 +131,10 @@ function openPool(url: string, size: number, settings: DatabaseSettings): Postgr
   return pool;
 }
 
+function usageOf(pool: PostgresPool): PoolUsage {
+  return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 function openPing(url: string, settings: DatabaseSettings): PostgresPing {
   return new PostgresPing({ connectionString: url, connectionTimeoutMillis: settings.DATABASE_POOL_TIMEOUT_MS, statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS });
 }
@@ -158,7 +155,7 @@ async function openReplica(url: string, primary: SqlDriver, settings: DatabaseSe
   const ping = openPing(url, settings);
   const sql = await openSqlDriver(pool, settings);
   return {
-    reads: new ReadReplica(sql.queries, primary.queries, () => ping.ping()),
+    reads: new ReadReplica(sql.queries, primary.queries, { ping: () => ping.ping(), poolUsage: () => usageOf(pool) }),
     async close() {
       await ping.close();
       await pool.end();

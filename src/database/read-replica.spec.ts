@@ -20,6 +20,8 @@ function server(name: string, answer: () => Promise<unknown[]>): SqlQueries & { 
   return queries;
 }
 
+const connections = (ping: () => Promise<void>) => ({ ping, poolUsage: () => ({ inUse: 0, idle: 0, waiting: 0 }) });
+
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
 const recoveryConflict = () => Object.assign(new Error('canceling statement due to conflict with recovery'), { name: 'DriverAdapterError', cause: { kind: 'TransactionWriteConflict' } });
 const syntaxError = () => Object.assign(new Error('syntax error'), { name: 'DriverAdapterError', cause: { kind: 'postgres', code: '42601' } });
@@ -31,7 +33,7 @@ describe('ReadReplica', () => {
   it('reads on the replica while it answers', async () => {
     const replica = server('replica', async () => ['replica']);
     const primary = server('primary', async () => ['primary']);
-    const reads = new ReadReplica(replica, primary, async () => undefined, RETRY_AFTER_MS);
+    const reads = new ReadReplica(replica, primary, connections(async () => undefined), RETRY_AFTER_MS);
     expect(await reads.query(STATEMENT)).toEqual(['replica']);
     expect(await reads.query(STATEMENT)).toEqual(['replica']);
     expect([replica.calls, primary.calls]).toEqual([2, 0]);
@@ -45,7 +47,7 @@ describe('ReadReplica', () => {
       return ['replica'];
     });
     const primary = server('primary', async () => ['primary']);
-    const reads = new ReadReplica(replica, primary, async () => undefined, RETRY_AFTER_MS);
+    const reads = new ReadReplica(replica, primary, connections(async () => undefined), RETRY_AFTER_MS);
 
     expect(await reads.query(STATEMENT)).toEqual(['primary']);
     expect(reads.isOut).toBe(true);
@@ -72,7 +74,7 @@ describe('ReadReplica', () => {
       return ['replica'];
     });
     const primary = server('primary', async () => ['primary']);
-    const reads = new ReadReplica(replica, primary, async () => undefined, RETRY_AFTER_MS);
+    const reads = new ReadReplica(replica, primary, connections(async () => undefined), RETRY_AFTER_MS);
     expect(await reads.query(STATEMENT)).toEqual(['primary']);
     expect(await reads.query(STATEMENT)).toEqual(['primary']);
     expect(reads.isOut).toBe(false);
@@ -84,7 +86,7 @@ describe('ReadReplica', () => {
       throw syntaxError();
     });
     const primary = server('primary', async () => ['primary']);
-    const reads = new ReadReplica(replica, primary, async () => undefined, RETRY_AFTER_MS);
+    const reads = new ReadReplica(replica, primary, connections(async () => undefined), RETRY_AFTER_MS);
     await expect(reads.query(STATEMENT)).rejects.toThrow('syntax error');
     expect(primary.calls).toBe(0);
     expect(reads.isOut).toBe(false);
@@ -94,9 +96,14 @@ describe('ReadReplica', () => {
     let pingFails = true;
     const replica = server('replica', async () => ['replica']);
     const primary = server('primary', async () => ['primary']);
-    const reads = new ReadReplica(replica, primary, async () => {
-      if (pingFails) throw refused();
-    }, RETRY_AFTER_MS);
+    const reads = new ReadReplica(
+      replica,
+      primary,
+      connections(async () => {
+        if (pingFails) throw refused();
+      }),
+      RETRY_AFTER_MS,
+    );
     expect(await reads.check()).toBe(false);
     expect(await reads.query(STATEMENT)).toEqual(['primary']);
     pingFails = false;

@@ -1,11 +1,18 @@
 import { Logger } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
+import type { PoolUsage } from './database-pool';
 import { databaseWait, isDatabaseUnavailable } from './database-unavailable';
 import type { SqlQueries } from './sql-queries';
 
 /** Statements that only read: what a read replica takes (TransactionHost.replica). */
 export interface SqlReads {
   query<T>(statement: Prisma.Sql): Promise<T[]>;
+}
+
+/** The replica's own connections: readiness's ping and the pool's state (for the metrics). */
+export interface ReplicaConnections {
+  ping(): Promise<void>;
+  poolUsage(): PoolUsage;
 }
 
 /**
@@ -42,9 +49,14 @@ export class ReadReplica implements SqlReads {
   constructor(
     private readonly replica: SqlQueries,
     private readonly primary: SqlQueries,
-    private readonly replicaPing: () => Promise<void>,
+    private readonly connections: ReplicaConnections,
     private readonly retryAfterMs = REPLICA_RETRY_AFTER_MS,
   ) {}
+
+  /** The replica pool right now. */
+  poolUsage(): PoolUsage {
+    return this.connections.poolUsage();
+  }
 
   query<T>(statement: Prisma.Sql): Promise<T[]> {
     if (this.primaryUntil === undefined) return this.replica.query<T>(statement).catch((error: unknown) => this.failOver<T>(error, statement));
@@ -66,7 +78,7 @@ export class ReadReplica implements SqlReads {
   /** Readiness: whether the replica answers `SELECT 1` on a connection of its own; a failure counts as a failed read. */
   async check(): Promise<boolean> {
     try {
-      await this.replicaPing();
+      await this.connections.ping();
     } catch (error) {
       this.out(error);
       return false;

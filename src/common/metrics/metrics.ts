@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DatabasePool } from '../../database/database-pool';
+import { DatabaseReplica } from '../../database/database-replica';
+import type { ReadReplica } from '../../database/read-replica';
 
 /** The route label of a request no route matched (an unknown path, or one refused before routing). */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -65,8 +67,9 @@ export class Metrics {
   // prom-client resolves the labels on every call; a route's series are resolved once instead.
   private readonly seriesByRoute = new Map<string, RouteSeries>();
 
-  constructor(pool: DatabasePool) {
+  constructor(pool: DatabasePool, @Optional() database?: DatabaseReplica) {
     if (pool.poolUsage()) registerPoolGauges(this.registry, pool);
+    if (database?.replica) registerReplicaGauges(this.registry, database.replica);
   }
 
   requestAnswered(method: string, route: string, status: number, seconds: number): void {
@@ -122,6 +125,29 @@ function registerPoolGauges(registry: Registry, pool: DatabasePool): void {
     registers: [registry],
     collect() {
       this.set(pool.poolUsage()?.waiting ?? 0);
+    },
+  });
+}
+
+/** The read replica's pool and whether its reads go to the primary, read when scraped (only with DATABASE_REPLICA_URL). */
+function registerReplicaGauges(registry: Registry, replica: ReadReplica): void {
+  new Gauge({
+    name: 'db_replica_pool_connections',
+    help: 'Read replica connections of this instance, in use by a request or idle in the pool.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const usage = replica.poolUsage();
+      this.set({ state: 'in_use' }, usage.inUse);
+      this.set({ state: 'idle' }, usage.idle);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_reads_on_primary',
+    help: '1 while the read replica is unreachable and its reads go to the primary, else 0.',
+    registers: [registry],
+    collect() {
+      this.set(replica.isOut ? 1 : 0);
     },
   });
 }
