@@ -181,7 +181,7 @@ describe('webhooks', () => {
             url: { old: null, new: receiverUrl },
             event_types: { old: null, new: ['*'] },
             description: { old: null, new: null },
-            secret: 'redacted',
+            secret: { old: null, new: 'redacted' },
           },
         },
       });
@@ -374,7 +374,7 @@ describe('webhooks', () => {
       await until(() => receiver.received.some((webhook) => webhook.payload.type === 'webhook_endpoint.deleted'));
       await new Promise((resolve) => setTimeout(resolve, 800));
       const deleted = receiver.received.find((webhook) => webhook.payload.type === 'webhook_endpoint.deleted')!;
-      expect(deleted.payload.data).toEqual(expect.objectContaining({ resource_id: doomed.id, changes: expect.objectContaining({ secret: 'redacted', url: { old: `${receiverUrl}?doomed`, new: null } }) }));
+      expect(deleted.payload.data).toEqual(expect.objectContaining({ resource_id: doomed.id, changes: expect.objectContaining({ secret: { old: 'redacted', new: null }, url: { old: `${receiverUrl}?doomed`, new: null } }) }));
       expect(deleted.verifiedBy).toEqual([0]);
       // The failed department.created was not retried after the delete.
       expect(receiver.received.filter((webhook) => webhook.payload.type === 'department.created')).toHaveLength(1);
