@@ -1,8 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString } from 'class-validator';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES } from '../../../common/audit/audit-event';
 import { PageSize } from '../../../common/pagination/page-size';
-import { DateTimeField, EnumField, Optional, TextField, UuidField } from '../../../common/validation/fields';
+import { PageToken } from '../../../common/pagination/page-token-parameter';
+import { DateTimeField, EnumField, TextField, UuidField } from '../../../common/validation/fields';
 
 /** Query of GET /audit-events: every parameter the list reads is declared here (an undeclared one is refused). */
 export class ListAuditEventsQueryDto {
@@ -27,8 +26,6 @@ export class ListAuditEventsQueryDto {
   @PageSize()
   page_size?: number;
 
-  @ApiPropertyOptional({ description: "The previous answer's next_page_token, with the same filters; absent for the first page." })
-  @Optional()
-  @IsString()
+  @PageToken('filters')
   page_token?: string;
 }

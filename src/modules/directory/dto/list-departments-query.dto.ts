@@ -1,7 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString } from 'class-validator';
 import { PageSize } from '../../../common/pagination/page-size';
-import { Optional, TextField, UuidField } from '../../../common/validation/fields';
+import { PageToken } from '../../../common/pagination/page-token-parameter';
+import { TextField, UuidField } from '../../../common/validation/fields';
 
 /** Query of GET /departments: the children of one parent, page by page, or one department by external_id. */
 export class ListDepartmentsQueryDto {
@@ -19,10 +18,6 @@ export class ListDepartmentsQueryDto {
   @PageSize()
   page_size?: number;
 
-  @ApiPropertyOptional({
-    description: "The previous answer's next_page_token, with the same parent_id; absent for the first page.",
-  })
-  @Optional()
-  @IsString()
+  @PageToken('parent_id')
   page_token?: string;
 }

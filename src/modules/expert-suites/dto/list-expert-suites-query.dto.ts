@@ -1,7 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString } from 'class-validator';
 import { PageSize } from '../../../common/pagination/page-size';
-import { EnumField, Optional, UuidField } from '../../../common/validation/fields';
+import { PageToken } from '../../../common/pagination/page-token-parameter';
+import { EnumField, UuidField } from '../../../common/validation/fields';
 import { SUITE_STATUSES } from '../suite-status';
 
 /** Query of GET /expert-suites: the organization's suites, filtered, page by page. */
@@ -15,8 +14,6 @@ export class ListExpertSuitesQueryDto {
   @PageSize()
   page_size?: number;
 
-  @ApiPropertyOptional({ description: "The previous answer's next_page_token, with the same filters; absent for the first page." })
-  @Optional()
-  @IsString()
+  @PageToken('filters')
   page_token?: string;
 }
