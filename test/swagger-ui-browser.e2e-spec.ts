@@ -129,13 +129,14 @@ describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
       if (body.trim().startsWith('{')) {
         const json = JSON.parse(body) as Record<string, unknown>;
         // An answer's `<resource>_id` (or its first list item's) fills the path parameter of that name, snake_case or
-        // camelCase (`upload_id` → `uploadId`); its `id` fills the parameter of the item path below the operation's
+        // camelCase (`upload_id` → `uploadId`), unless an earlier answer filled it (an audit event's `resource_id`
+        // names any kind of record); its `id` fills the parameter of the item path below the operation's
         // (POST /webhook-endpoints → {endpoint_id} of /webhook-endpoints/{endpoint_id}).
         const firstItem = Array.isArray(json.items) && typeof json.items[0] === 'object' ? (json.items[0] as Record<string, unknown>) : {};
         for (const [field, value] of [...Object.entries(firstItem), ...Object.entries(json)]) {
           if (!field.endsWith('_id') || typeof value !== 'string') continue;
-          ids[field] = value;
-          ids[field.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] = value;
+          ids[field] ??= value;
+          ids[field.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] ??= value;
         }
         const itemParameter = new RegExp(`^${operation.path.replace(/[{}]/g, '\\$&')}/\\{([^}]+)\\}$`);
         const itemPath = operations.map(({ path }) => itemParameter.exec(path)).find((match) => match !== null);
