@@ -57,11 +57,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.enabled) return;
-    this.subscription = await this.notifications.listen(WEBHOOK_DELIVERIES_CHANNEL, {
-      onNotify: () => this.wake(),
-      // (Re)connected: what was queued meanwhile is due now.
-      onListening: (listening) => listening && this.wake(),
-    });
+    // With DATABASE_NOTIFICATIONS=off (a database without LISTEN) the poll alone finds new deliveries.
+    if (this.config.DATABASE_NOTIFICATIONS === 'on') {
+      this.subscription = await this.notifications.listen(WEBHOOK_DELIVERIES_CHANNEL, {
+        onNotify: () => this.wake(),
+        // (Re)connected: what was queued meanwhile is due now.
+        onListening: (listening) => listening && this.wake(),
+      });
+    }
     this.pollTimer = setInterval(() => this.wake(), this.config.WEBHOOK_POLL_INTERVAL_MS);
     this.pollTimer.unref();
     this.wake();
