@@ -236,6 +236,37 @@ describe('audit events', () => {
         await otherApp.close();
       }
     });
+
+    it('chains old values across concurrent PATCHes made both ways (one statement, and a transaction for clear_category)', async () => {
+      const tenant = await createTenant(context.database);
+      const suite = await context.admin.createExpertSuite(tenant.organizationId, 'mixed');
+      const otherApp = await startTestApp(context.database);
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => {
+            const via = i % 2 === 0 ? context.app : otherApp;
+            // clear_category needs the market item read: that PATCH runs in a transaction under the row lock.
+            const body = i % 3 === 0 ? { display_name: `name-${i}`, clear_category: true } : { display_name: `name-${i}` };
+            return via.http().patch(suitePath(suite.id)).set('Authorization', tenant.bearer).send(body);
+          }),
+        );
+        expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));
+        const events = (await suiteEvents(tenant, suite.id)).sort((a, b) => a.revision_before! - b.revision_before!);
+        expect(events).toHaveLength(12);
+        events.forEach((event, i) => {
+          expect({ before: event.revision_before, after: event.revision_after }).toEqual({ before: i + 1, after: i + 2 });
+          expect(event.changes).toEqual({ display_name: { old: i === 0 ? 'mixed' : events[i - 1].changes.display_name.new, new: expect.any(String) } });
+        });
+        expect(new Set(events.map((event) => event.changes.display_name.new)).size).toBe(12);
+        // The suite's internal last_change describes its current revision when one statement made it, and is NULL otherwise.
+        const last = events[events.length - 1];
+        const madeInTransaction = Number(String(last.changes.display_name.new).slice('name-'.length)) % 3 === 0;
+        const stored = await context.database.prisma.expertSuite.findUniqueOrThrow({ where: { id: suite.id }, select: { lastChange: true } });
+        expect(stored.lastChange).toEqual(madeInTransaction ? null : last.changes);
+      } finally {
+        await otherApp.close();
+      }
+    });
   });
 
   describe('upload.created', () => {

@@ -2,7 +2,8 @@ import type { ExpertSuite, MarketItem } from '../../generated/prisma/client';
 import { uploadContentPath } from '../uploads/upload-kind';
 import type { ConnectorRefDto, ExpertSuiteDto } from './dto/expert-suite.dto';
 
-export type ExpertSuiteWithMarketItem = ExpertSuite & { marketItem: MarketItem | null };
+/** A suite as the service reads it: `last_change` only serves the PATCH's own statement (suiteUpdateStatement). */
+export type ExpertSuiteWithMarketItem = Omit<ExpertSuite, 'lastChange'> & { marketItem: MarketItem | null };
 
 /**
  * The wire form: snake_case, int64 as JSON numbers, UTC ISO date-times. An uploaded icon's address

@@ -134,9 +134,11 @@ export class ExpertSuitesService {
     if (Object.keys(changes).length === 0 && categoryId === undefined) return suite;
 
     // Any change, the category included, is a new revision of the suite (docs/expert-suites.md).
+    // Its old values come from the read under the row lock above; last_change, which only the
+    // one-statement PATCH needs, is cleared so that it never describes another revision.
     const { count } = await tx.expertSuite.updateMany({
       where: { id: suite.id, organizationId, revision: suite.revision },
-      data: { ...changes, revision: { increment: 1 }, updatedAt: now },
+      data: { ...changes, lastChange: Prisma.DbNull, revision: { increment: 1 }, updatedAt: now },
     });
     if (count !== 1) throw concurrentChange(revisionCheck.code, revisionCheck.field);
     if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);

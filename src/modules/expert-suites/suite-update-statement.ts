@@ -55,22 +55,27 @@ export function suiteRowToModel(row: SuiteRow): ExpertSuiteWithMarketItem {
  * nothing to change.
  *
  * The same statement writes the `expert_suite.updated` audit event of the row it changed, with the
- * old and new value of each column that differs. The old values come from `o`, the row read FOR
- * NO KEY UPDATE (the lock the UPDATE takes anyway) before the UPDATE: a locking read returns the
- * latest committed row even when it had to wait for another writer, where a plain read would give
- * this statement's older snapshot.
+ * old and new value of each column that differs. The SET list computes them into `last_change`:
+ * column references there see the row version being replaced, which after a wait for another
+ * writer is the one that writer committed (not this statement's older snapshot), and RETURNING
+ * hands the column to the audit CTE. RETURNING alone shows only the new values before PostgreSQL
+ * 18's RETURNING OLD, and a locking read of the old row before the UPDATE cost throughput
+ * (docs/performance.md).
  */
 export function suiteUpdateStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, audit: AuditContext): Prisma.Sql | undefined {
   const now = audit.at;
   const sets: Prisma.Sql[] = [];
   const differs: Prisma.Sql[] = [];
   const guards: Prisma.Sql[] = [];
-  // The columns the event compares, under their wire names.
-  const audited: string[] = [];
-  const setIfDifferent = (column: string, value: Prisma.Sql) => {
+  // Each audited column under its wire name: the row's value before (s.<column> in the SET list) and the one set.
+  const audited: Record<string, { old: Prisma.Sql; new: Prisma.Sql }> = {};
+  const set = (column: string, value: Prisma.Sql) => {
     sets.push(Prisma.sql`${Prisma.raw(column)} = ${value}`);
+    audited[column] = { old: Prisma.raw(`s.${column}`), new: value };
+  };
+  const setIfDifferent = (column: string, value: Prisma.Sql) => {
+    set(column, value);
     differs.push(Prisma.sql`s.${Prisma.raw(column)} IS DISTINCT FROM ${value}`);
-    audited.push(column);
   };
   const text = (value: string) => Prisma.sql`${value}::text`;
   const json = (value: unknown) => (value === null ? Prisma.sql`NULL::jsonb` : Prisma.sql`${JSON.stringify(value)}::jsonb`);
@@ -84,23 +89,20 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
   if (body.connector_refs !== undefined) {
     const refs = normalizedConnectorRefs(body.connector_refs);
     setIfDifferent('connector_refs', json(refs));
-    sets.push(Prisma.sql`connector_count = ${refs.length}`);
-    audited.push('connector_count');
+    set('connector_count', Prisma.sql`${refs.length}::bigint`);
   }
   if (body.icon_url !== undefined) {
     setIfDifferent('icon_url', text(body.icon_url));
-    sets.push(Prisma.sql`icon_upload_id = NULL`);
+    set('icon_upload_id', Prisma.sql`NULL::uuid`);
     differs.push(Prisma.sql`s.icon_upload_id IS NOT NULL`);
-    audited.push('icon_upload_id');
   }
   // With a package the counts are the package's: a count sent must equal it and changes nothing.
   for (const [field, column] of [['command_count', 'command_count'], ['skill_count', 'skill_count']] as const) {
     const count = body[field];
     if (count === undefined) continue;
-    sets.push(Prisma.sql`${Prisma.raw(column)} = CASE WHEN s.has_package THEN s.${Prisma.raw(column)} ELSE ${count} END`);
+    set(column, Prisma.sql`CASE WHEN s.has_package THEN s.${Prisma.raw(column)} ELSE ${count}::bigint END`);
     differs.push(Prisma.sql`(NOT s.has_package AND s.${Prisma.raw(column)} <> ${count})`);
     guards.push(Prisma.sql`(NOT s.has_package OR s.${Prisma.raw(column)} = ${count})`);
-    audited.push(column);
   }
   if (body.status !== undefined) {
     setIfDifferent('status', text(body.status));
@@ -110,44 +112,24 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
   if (sets.length === 0) return undefined;
   if (body.expected_revision !== undefined) guards.push(Prisma.sql`s.revision = ${body.expected_revision}`);
 
-  const { columns, changes } = auditedColumns(audited);
   return Prisma.sql`
-    WITH o AS (
-      SELECT ${columns} FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid FOR NO KEY UPDATE),
-    u AS (
+    WITH u AS (
       UPDATE expert_suites AS s
-      SET ${Prisma.join(sets)}, revision = s.revision + 1, updated_at = ${now}
-      FROM o
+      SET ${Prisma.join(sets)}, last_change = ${sqlChanges(audited, { onlyChanged: true })}, revision = s.revision + 1, updated_at = ${now}
       WHERE s.id = ${suiteId}::uuid AND s.organization_id = ${organizationId}::uuid
         ${guards.length > 0 ? Prisma.sql`AND ${Prisma.join(guards, ' AND ')}` : Prisma.empty}
         AND (${Prisma.join(differs, ' OR ')})
-      RETURNING s.*, ${changes} AS audit_changes),
+      RETURNING s.*),
     audited AS (${auditInsertFrom(audit, Prisma.sql`u`, {
       organizationId,
       action: 'expert_suite.updated',
       resourceId: Prisma.sql`u.id::text`,
       revisionBefore: Prisma.sql`u.revision - 1`,
       revisionAfter: Prisma.sql`u.revision`,
-      changes: Prisma.sql`u.audit_changes`,
+      changes: Prisma.sql`u.last_change`,
     })})
     SELECT ${SUITE_COLUMNS}, (SELECT e.revision FROM expert_suites AS e WHERE e.id = u.id) AS "revisionBefore"
     FROM u LEFT JOIN market_items AS m ON m.suite_id = u.id`;
-}
-
-// The old-row read and the changes expression depend only on which columns a PATCH sends: made
-// once per set of columns (a handful of shapes in practice), as they are built on every PATCH.
-const auditedColumnsCache = new Map<string, { columns: Prisma.Sql; changes: Prisma.Sql }>();
-
-function auditedColumns(audited: readonly string[]): { columns: Prisma.Sql; changes: Prisma.Sql } {
-  const key = audited.join(',');
-  let cached = auditedColumnsCache.get(key);
-  if (!cached) {
-    // The columns are the statement's own names, never the client's.
-    const changes = sqlChanges(Object.fromEntries(audited.map((column) => [column, { old: Prisma.raw(`o.${column}`), new: Prisma.raw(`s.${column}`) }])), { onlyChanged: true });
-    cached = { columns: Prisma.raw(audited.join(', ')), changes: Prisma.raw(changes.sql) };
-    auditedColumnsCache.set(key, cached);
-  }
-  return cached;
 }
 
 /** The suite with its market item. */
