@@ -6,16 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
-import { createDatabase, databaseUrl, dropDatabase, makeFixture, seed } from './databases';
-import { shippedStartCommand } from './environment';
+import { databaseUrl, dropDatabase, makeFixture } from './databases';
 import { measure } from './measure';
-import { runNodeScript, startServer, type ServerProcess } from './processes';
+import type { ServerProcess } from './processes';
+import { prepareDatabase, startService } from './service';
 import { readSettings } from './settings';
 
 const ROOT = join(__dirname, '..', '..');
-const SHIPPED = shippedStartCommand(ROOT);
 const SCRIPTS = {
-  service: join(ROOT, SHIPPED.script),
   migrate: join(ROOT, 'dist/src/database/migrate.main.js'),
   load: join(ROOT, 'dist/bench/load.js'),
 };
@@ -54,9 +52,7 @@ async function main(): Promise<number> {
   });
   const writer = new Client({ connectionString: url });
   try {
-    await createDatabase(settings.postgresUrl, name);
-    await runNodeScript(SCRIPTS.migrate, { ...process.env, DATABASE_URL: url }, workDirectory);
-    await seed(url, fixture);
+    await prepareDatabase(SCRIPTS.migrate, settings.postgresUrl, name, fixture, workDirectory);
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     await writer.connect();
@@ -64,9 +60,8 @@ async function main(): Promise<number> {
       `INSERT INTO webhook_endpoints (id, organization_id, url, event_types, secret) VALUES ($1, $2, $3, ARRAY['*'], $4)`,
       [randomUUID(), tenant.organizationId, receiverUrl, `whsec_${Buffer.alloc(32, 7).toString('base64')}`],
     );
-    const environment = { ...process.env, ...SHIPPED.environment, DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' };
     for (const label of ['instance 1', 'instance 2']) {
-      servers.push(await startServer(label, SCRIPTS.service, environment, workDirectory, [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs]));
+      servers.push(await startService(label, ROOT, { DATABASE_URL: url, WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' }, workDirectory, settings.serviceNodeArgs));
     }
     for (const server of servers) await server.waitUntilReady(READY_TIMEOUT_MS);
 

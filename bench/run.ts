@@ -4,15 +4,16 @@ import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ratioChart } from './chart';
-import { createDatabase, databaseUrl, dropDatabase, makeFixture, seed, serverVersion, type Fixture } from './databases';
+import { databaseUrl, dropDatabase, makeFixture, serverVersion, type Fixture } from './databases';
 import { measureEmbedded } from './embedded';
 import { describeMachine, gitCommit, packageVersions, shippedStartCommand } from './environment';
 import { measure } from './measure';
 import { compareAnswers } from './parity';
 import { memory } from './proc-stats';
 import { startPgBouncer, type PgBouncer } from './pooler';
-import { runNodeScript, startServer, type ServerProcess } from './processes';
+import { startServer, type ServerProcess } from './processes';
 import { markdown } from './report';
+import { prepareDatabase, startService } from './service';
 import { checkTargets, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
 import type { LoadJob, ScenarioName } from './scenarios';
 import { readSettings, type Settings } from './settings';
@@ -114,21 +115,6 @@ async function main(): Promise<number> {
   for (const failure of failures) console.log(`FAILED ${failure}`);
   console.log(`\n${checks.filter((check) => check.ok).length} of ${checks.length} targets met in ${minutes.toFixed(1)} minutes; wrote docs/benchmarks.md and docs/benchmarks.svg`);
   return checks.every((check) => check.ok) && failures.length === 0 ? 0 : 1;
-}
-
-// Processes under test run in an empty directory, so that no .env of the checkout reaches them.
-async function prepareDatabase(migrate: string, postgresUrl: string, name: string, fixture: Fixture, workDirectory: string): Promise<void> {
-  await createDatabase(postgresUrl, name);
-  const url = databaseUrl(postgresUrl, name);
-  await runNodeScript(migrate, { ...process.env, DATABASE_URL: url }, workDirectory);
-  await seed(url, fixture);
-}
-
-/** The service of the checkout at `root`, started as its package.json's start command starts it. */
-function startService(label: string, root: string, database: Record<string, string>, workDirectory: string, extraNodeArgs: string[]): Promise<ServerProcess> {
-  const shipped = shippedStartCommand(root);
-  const environment = { ...process.env, ...shipped.environment, ...database, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' };
-  return startServer(label, join(root, shipped.script), environment, workDirectory, [...shipped.nodeOptions, ...extraNodeArgs]);
 }
 
 /** BENCH_AGAINST: another built checkout, whose migrations and service replace the lean side's. */

@@ -4,6 +4,9 @@ import { SqlHost } from '../../database/sql-host';
 import { Prisma } from '../../generated/prisma/client';
 import { auditEventColumns, type AuditEventRow } from '../audit-events/audit-event.mapper';
 
+/** The claimed delivery's event, read from audit_events (aliased `e`) as the audit list reads it. */
+const EVENT_COLUMNS = auditEventColumns('e');
+
 /** A leased delivery with what its attempt needs: the target, the secrets, the event. */
 export interface ClaimedDelivery extends AuditEventRow {
   id: string;
@@ -44,7 +47,7 @@ export class DeliveryOutbox {
       FROM (${claimDue('webhook_deliveries', due, 'next_attempt_at', limit)}) due, webhook_endpoints w, audit_events e
       WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
       RETURNING d.id, d.lease_id AS "leaseId", d.attempts, w.url, w.secret, w.previous_secret AS "previousSecret",
-        w.previous_secret_expires_at AS "previousSecretExpiresAt", ${auditEventColumns('e')}`);
+        w.previous_secret_expires_at AS "previousSecretExpiresAt", ${EVENT_COLUMNS}`);
   }
 
   /**
