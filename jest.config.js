@@ -29,8 +29,8 @@ module.exports = {
       },
     ],
   },
-  // jest's module loader, keeping V8's compiled code of every module for the worker's next test files.
-  runtime: '<rootDir>/test/support/code-cache-runtime.js',
+  // jest's module loader: V8's compiled code of every module kept for the worker's next test files, and each file's AsyncLocalStorage instances released at its end.
+  runtime: '<rootDir>/test/support/test-file-runtime.js',
   // PostgreSQL: a migrated template once per run, a copy of it per e2e file (test/support/postgres-test-databases.ts).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -1,16 +1,25 @@
-// jest's module loader with V8's code cache kept per jest worker (jest.config.js `runtime`).
+// jest's module loader (jest.config.js `runtime`): jest's own, with two changes for a worker that
+// runs many test files one after the other.
 //
-// jest evaluates every module again for each test file (each file has its own module registry),
-// and it compiles each one from source every time: Nest, Prisma's client, PGlite and the service
-// itself are parsed and compiled again by every e2e file. This loader keeps V8's compiled code of
-// each module (Script#createCachedData) in the worker's memory once a file is done with it, and
-// hands it to the next file's compilation of the same source. Modules are still evaluated afresh
-// in each file's own context, so files stay as isolated as before; V8 checks that the cached code
-// belongs to the same source and flags, and compiles from source when it does not.
+// V8's code cache kept per jest worker. jest evaluates every module again for each test file (each
+// file has its own module registry), and it compiles each one from source every time: Nest,
+// Prisma's client, PGlite and the service itself are parsed and compiled again by every e2e file.
+// This loader keeps V8's compiled code of each module (Script#createCachedData) in the worker's
+// memory once a file is done with it, and hands it to the next file's compilation of the same
+// source. Modules are still evaluated afresh in each file's own context, so files stay as isolated
+// as before; V8 checks that the cached code belongs to the same source and flags, and compiles from
+// source when it does not.
+//
+// AsyncLocalStorage instances released when their file ends. `node:async_hooks` is one module for
+// the whole worker, and on Node 20 every enabled AsyncLocalStorage stays in its list of storages,
+// which every new promise walks, until disable() is called: the storages each file's service
+// creates (transactions, lock waits) would pile up over the worker's files and make every later
+// promise slower. A file gets an AsyncLocalStorage class that remembers its instances.
 const { Script, SyntheticModule } = require('node:vm');
 const { default: Runtime } = require('jest-runtime');
 const { handlePotentialSyntaxError } = require('@jest/transform');
 const { invariant } = require('jest-util');
+const asyncHooks = require('node:async_hooks');
 
 /** filename → the wrapped source and V8's code for it, for the worker's later test files. */
 const compiled = new Map();
@@ -22,9 +31,28 @@ const compiled = new Map();
  */
 const cacheable = (source) => !source.includes('import(');
 
-class CodeCacheRuntime extends Runtime {
+class TestFileRuntime extends Runtime {
   /** Scripts this test file compiled without usable cached code, cached at teardown. */
   #uncached = [];
+  /** `node:async_hooks` as this test file sees it, its AsyncLocalStorage instances disabled at teardown. */
+  #asyncHooks = undefined;
+  #storages = [];
+
+  _requireCoreModule(moduleName, supportPrefix) {
+    if (moduleName === 'async_hooks' || moduleName === 'node:async_hooks') return (this.#asyncHooks ??= this.#fileAsyncHooks());
+    return super._requireCoreModule(moduleName, supportPrefix);
+  }
+
+  #fileAsyncHooks() {
+    const storages = this.#storages;
+    class AsyncLocalStorage extends asyncHooks.AsyncLocalStorage {
+      constructor(...args) {
+        super(...args);
+        storages.push(this);
+      }
+    }
+    return { ...asyncHooks, AsyncLocalStorage };
+  }
 
   // As jest-runtime's own createScriptFromCode (jest 29.7), with cachedData added.
   createScriptFromCode(scriptSource, filename) {
@@ -60,8 +88,9 @@ class CodeCacheRuntime extends Runtime {
   teardown() {
     for (const { filename, source, script } of this.#uncached) compiled.set(filename, { source, data: script.createCachedData() });
     this.#uncached = [];
+    for (const storage of this.#storages.splice(0)) storage.disable();
     super.teardown();
   }
 }
 
-module.exports = CodeCacheRuntime;
+module.exports = TestFileRuntime;
