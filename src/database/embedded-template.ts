@@ -79,9 +79,10 @@ export async function buildTemplate(migrations: Migration[]): Promise<EmbeddedTe
   const template = templateIn(staging);
   try {
     mkdirSync(staging);
-    const pglite = await PGlite.create(template.dataDir, { startParams: PGLITE_START_PARAMS });
+    const pglite = await PGlite.create(template.dataDir, { startParams: PGLITE_START_PARAMS, initDbStartParams: TEMPLATE_INITDB_PARAMS });
     try {
       await applyMigrations(pgliteSession(pglite), migrations);
+      await dropTemplateDatabases(pglite);
       await pglite.exec('CHECKPOINT');
       const tarball = await pglite.dumpDataDir('none');
       writeFileSync(template.tarball, Buffer.from(await tarball.arrayBuffer()));
@@ -95,6 +96,20 @@ export async function buildTemplate(migrations: Migration[]): Promise<EmbeddedTe
   return cachedTemplate(migrations)!;
 }
 
+/**
+ * Every embedded instance starts as a copy of the template, and an in-memory one holds all of it in
+ * memory: 1 MB WAL segments instead of 16 MB, and without the template databases that initdb makes
+ * for CREATE DATABASE, which one embedded service never runs (docs/performance.md, "Embedded database").
+ */
+const TEMPLATE_INITDB_PARAMS = ['--wal-segsize=1'];
+
+async function dropTemplateDatabases(pglite: PGlite): Promise<void> {
+  for (const name of ['template1', 'template0']) {
+    await pglite.exec(`ALTER DATABASE ${name} IS_TEMPLATE false`);
+    await pglite.exec(`DROP DATABASE ${name}`);
+  }
+}
+
 function cachedTemplate(migrations: Migration[]): EmbeddedTemplate | undefined {
   return cacheRoots()
     .map((root) => templateIn(join(root, templateKey(migrations))))
@@ -105,9 +120,9 @@ function templateIn(dir: string): EmbeddedTemplate {
   return { dataDir: join(dir, 'pgdata'), tarball: join(dir, 'pgdata.tar') };
 }
 
-/** A data directory is only valid for the PGlite (PostgreSQL) build that wrote it and the migrations applied. */
+/** A data directory is only valid for the PGlite (PostgreSQL) build that wrote it, the way it was made and the migrations applied. */
 function templateKey(migrations: Migration[]): string {
-  const hash = createHash('sha256').update(`pglite ${pgliteVersion()}`);
+  const hash = createHash('sha256').update(`pglite ${pgliteVersion()} initdb ${TEMPLATE_INITDB_PARAMS.join(' ')} without template databases`);
   for (const migration of migrations) hash.update(`\n${migration.name} ${migration.checksum}`);
   return hash.digest('hex').slice(0, 16);
 }
