@@ -1,18 +1,33 @@
+import { ModulesContainer } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { buildOpenApiDocument } from '../../src/openapi';
 import { OpenApiResponseValidator } from './openapi-response-validator';
 import { recordResponses } from './response-recorder';
 
-/** One validator per distinct document in a test file (in practice one), so each schema compiles once. */
-const validators = new Map<string, OpenApiResponseValidator>();
+/**
+ * One validator per distinct set of controllers in a test file (most files have one), so that the
+ * document is built and each schema compiled once: the document is made from the controllers'
+ * decorators only, never from the app's settings.
+ */
+const validators: Array<{ controllers: unknown[]; validator: OpenApiResponseValidator }> = [];
 const violations: string[] = [];
+
+function controllersOf(app: NestExpressApplication): unknown[] {
+  return [...app.get(ModulesContainer).values()].flatMap((module) => [...module.controllers.keys()]);
+}
+
+function validatorFor(app: NestExpressApplication): OpenApiResponseValidator {
+  const controllers = controllersOf(app);
+  const known = validators.find((entry) => entry.controllers.length === controllers.length && entry.controllers.every((controller, i) => controller === controllers[i]));
+  if (known) return known.validator;
+  const validator = new OpenApiResponseValidator(buildOpenApiDocument(app));
+  validators.push({ controllers, validator });
+  return validator;
+}
 
 /** Validates every answer `app` sends against the document it serves; see failOnResponseViolations. */
 export function checkResponsesAgainstDocument(app: NestExpressApplication): void {
-  const document = buildOpenApiDocument(app);
-  const key = JSON.stringify(document);
-  const validator = validators.get(key) ?? new OpenApiResponseValidator(document);
-  validators.set(key, validator);
+  const validator = validatorFor(app);
   recordResponses(app.getHttpServer(), (response) => {
     const at = `${response.method} ${response.url.length > 120 ? `${response.url.slice(0, 120)}…` : response.url} → ${response.status}`;
     try {
