@@ -5,7 +5,7 @@ import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { ProbeModule } from './support/probe.module';
 import { describeWithRedis, keysWithPrefix, OwnRedisServer, SHARED_REDIS_URL, useSharedRedis } from './support/redis';
-import { createTenant, startTestApp, until, useTestDatabase, type TestApp, type TestTenant } from './support/test-app';
+import { createTenant, startTestApp, until, useTestDatabase, useTwoInstances, type TestApp, type TestTenant } from './support/test-app';
 
 const LIMIT = 5;
 
@@ -20,18 +20,17 @@ const fileDatabase = useTestDatabase();
 
 describeWithRedis('rate limit shared through Redis', () => {
   const redis = useSharedRedis();
+  const instances = useTwoInstances({
+    database: fileDatabase,
+    overrides: { RATE_LIMIT_PER_MINUTE: LIMIT, REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: redis.keyPrefix },
+    extraModules: [ProbeModule],
+  });
   let database: Database;
   let first: TestApp;
   let second: TestApp;
 
-  beforeAll(async () => {
-    database = fileDatabase.database;
-    const settings = { RATE_LIMIT_PER_MINUTE: LIMIT, REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: redis.keyPrefix };
-    [first, second] = await Promise.all([startTestApp(database, settings, [ProbeModule]), startTestApp(database, settings, [ProbeModule])]);
-  });
-
-  afterAll(async () => {
-    await Promise.all([first?.close(), second?.close()]);
+  beforeAll(() => {
+    ({ database, app: first, otherApp: second } = instances);
   });
 
   it('spends one budget per key across two instances, counting down in the RateLimit header, then 429 with Retry-After', async () => {

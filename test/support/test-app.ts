@@ -201,16 +201,20 @@ export interface TwoInstances {
   otherApp: TestApp;
 }
 
-/** For the tests of one file: a database and two app instances on it, closed after the file. */
-export function useTwoInstances(): TwoInstances {
+/**
+ * For the tests of one file (or describe block): a database and two app instances on it with the
+ * same settings and modules, closed after them. With `database`, the file's shared database,
+ * which stays open.
+ */
+export function useTwoInstances({ overrides = {}, extraModules = [], database }: Pick<TestAppOptions, 'overrides' | 'extraModules' | 'database'> = {}): TwoInstances {
   const context = {} as TwoInstances;
   beforeAll(async () => {
-    context.database = await openTestDatabase();
-    [context.app, context.otherApp] = await Promise.all([startTestApp(context.database), startTestApp(context.database)]);
+    context.database = database?.database ?? (await openTestDatabase());
+    [context.app, context.otherApp] = await Promise.all([startTestApp(context.database, overrides, extraModules), startTestApp(context.database, overrides, extraModules)]);
   });
   afterAll(async () => {
-    await Promise.all([context.app.close(), context.otherApp.close()]);
-    await context.database.close();
+    await Promise.all([context.app?.close(), context.otherApp?.close()]);
+    if (!database) await context.database?.close();
   });
   return context;
 }
