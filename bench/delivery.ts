@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
+import { CLI_ACTOR } from '../src/common/audit/audit-actor';
+import { AuditStatements } from '../src/common/audit/audit-event';
 import { databaseUrl, dropDatabase, makeFixture } from './databases';
 import { measure } from './measure';
 import type { ServerProcess } from './processes';
@@ -26,7 +28,8 @@ const TARGET_P99_MS = 1000;
  * `npm run bench:delivery` (docs/benchmarks.md, *Webhook delivery*): two service instances on one
  * PostgreSQL deliver the audit events of an organization to a receiver in this process, while the
  * create load runs against the first. Events are written at BENCH_DELIVERY_EVENTS_PER_SECOND, one
- * committed statement each, as the audit module writes them; the delay is from the COMMIT's
+ * committed statement each, built by the audit kit as the service builds it (the event and its
+ * deliveries, with NOTIFY); the delay is from the COMMIT's
  * return to the receiver's answer. Prints the events written and delivered per second and the
  * delay's p50 / p99; exits 1 when p99 misses the target or an event is lost or duplicated.
  */
@@ -66,6 +69,7 @@ async function main(): Promise<number> {
     for (const server of servers) await server.waitUntilReady(READY_TIMEOUT_MS);
 
     const committedAt = new Map<string, number>();
+    const audit = new AuditStatements('on');
     let writing = true;
     const writeEvents = (async () => {
       const started = performance.now();
@@ -73,11 +77,8 @@ async function main(): Promise<number> {
       while (writing) {
         const due = Math.floor(((performance.now() - started) / 1000) * eventsPerSecond);
         for (; written < due && writing; written++) {
-          const id = randomUUID();
-          await writer.query(
-            `INSERT INTO audit_events (id, organization_id, occurred_at, action, resource_type, resource_id, actor_type) VALUES ($1, $2, now(), 'department.created', 'department', $3, 'cli')`,
-            [id, tenant.organizationId, String(written)],
-          );
+          const statement = audit.insert({ actor: CLI_ACTOR, at: new Date() }, { organizationId: tenant.organizationId, action: 'department.created', resourceId: String(written), changes: {} });
+          const [{ id }] = (await writer.query<{ id: string }>(statement.text, statement.values)).rows;
           committedAt.set(id, performance.now());
         }
         await sleep(2);

@@ -1,5 +1,6 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AuditModule } from './common/audit/audit.module';
 import { AuthModule } from './common/auth/auth.module';
 import { ClockModule } from './common/clock';
 import { ReadinessModule } from './common/lifecycle/readiness';
@@ -46,6 +47,7 @@ export class AppModule {
         ReadinessModule,
         PeriodicJobsModule,
         DatabaseModule.forRoot(database),
+        AuditModule,
         AuthModule,
         IdempotencyModule,
         HealthModule,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { uuidV7 } from '../src/common/ids/uuid-v7';
+import { CLI_ACTOR } from '../src/common/audit/audit-actor';
+import { AuditStatements } from '../src/common/audit/audit-event';
 import { newWebhookSecret } from '../src/modules/webhooks/webhook-secret';
 import { until, useTestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -57,8 +58,9 @@ describe('webhook targets (SSRF rules)', () => {
       await context.database.prisma.$executeRaw`INSERT INTO webhook_endpoints (id, organization_id, url, event_types, secret)
         VALUES (${endpointIds[index]}::uuid, ${organizationId}::uuid, ${url}, ARRAY['department.created'], ${newWebhookSecret()})`;
     }
-    await context.database.prisma.$executeRaw`INSERT INTO audit_events (id, organization_id, occurred_at, action, resource_type, resource_id, actor_type)
-      VALUES (${uuidV7(new Date())}::uuid, ${organizationId}::uuid, now(), 'department.created', 'department', 'd', 'cli')`;
+    await context.database.prisma.$queryRaw(
+      context.app.app.get(AuditStatements).insert({ actor: CLI_ACTOR, at: new Date() }, { organizationId, action: 'department.created', resourceId: 'd', changes: {} }),
+    );
     const states = async () =>
       context.database.prisma.$queryRaw<{ endpointId: string; status: string; lastError: string | null; attempts: number }[]>`
         SELECT endpoint_id AS "endpointId", status, last_error AS "lastError", attempts FROM webhook_deliveries WHERE endpoint_id = ANY(${endpointIds}::uuid[])`;

@@ -11,7 +11,7 @@ import { allScopes, isKnownScope } from '../common/auth/scope-catalog';
 import { AdminArgumentError, AdminError } from './admin-error';
 import { UploadFileImport, type UploadImportReport } from './upload-file-import';
 import { CLI_ACTOR } from '../common/audit/audit-actor';
-import { auditInsert, auditInsertFrom, created, REDACTED, type AuditEventInput } from '../common/audit/audit-event';
+import { AuditStatements, created, REDACTED, type AuditEventInput } from '../common/audit/audit-event';
 
 /** The name of the organization the first start of an empty embedded database creates. */
 export const DEMO_ORGANIZATION_NAME = 'Demo organization';
@@ -32,10 +32,11 @@ export interface ApiKeyListing {
 export class AdminService {
   /** The way module code reaches the database, here without the Nest application (and so without the driver's SQL transactions). */
   private readonly txHost: TransactionHost;
+  private readonly auditStatements: AuditStatements;
 
   /**
    * `notifications`: DATABASE_NOTIFICATIONS, whether a revocation is also announced with NOTIFY
-   * (the revocation version is incremented either way).
+   * (the revocation version is incremented either way), and a queued webhook delivery too.
    */
   constructor(
     private readonly prisma: PrismaClient,
@@ -43,6 +44,7 @@ export class AdminService {
     private readonly notifications: 'on' | 'off' = 'on',
   ) {
     this.txHost = new TransactionHost(prisma);
+    this.auditStatements = new AuditStatements(notifications);
   }
 
   /** A new organization gets a subscription anchored at its creation time. */
@@ -158,12 +160,13 @@ export class AdminService {
         UPDATE api_keys AS k SET revoked_at = COALESCE(prior.revoked_at, ${now}) FROM prior WHERE k.id = prior.id
         RETURNING k.id, k.organization_id, k.revoked_at, prior.revoked_at IS NULL AS newly
       ),
-      audited AS (${auditInsertFrom({ actor: CLI_ACTOR, at: now }, Prisma.sql`revoked`, {
-        organizationId: Prisma.sql`revoked.organization_id`,
+      newly AS (SELECT id, organization_id FROM revoked WHERE newly),
+      ${this.auditStatements.insertFrom({ actor: CLI_ACTOR, at: now }, Prisma.sql`newly`, {
+        organizationId: Prisma.sql`newly.organization_id`,
         action: 'api_key.revoked',
-        resourceId: Prisma.sql`revoked.id::text`,
+        resourceId: Prisma.sql`newly.id::text`,
         changes: { revoked_at: { old: null, new: now.toISOString() } },
-      })} WHERE revoked.newly),
+      })},
       bumped AS (
         UPDATE api_key_revocation_version SET version = version + 1 WHERE id = 1 AND EXISTS (SELECT 1 FROM revoked) RETURNING version
       )
@@ -247,7 +250,7 @@ export class AdminService {
 
   /** The audit event of a CLI change, in the change's transaction (docs/audit.md). */
   private async audit(at: Date, event: AuditEventInput): Promise<void> {
-    await this.txHost.sql.execute(auditInsert({ actor: CLI_ACTOR, at }, event));
+    await this.txHost.sql.execute(this.auditStatements.insert({ actor: CLI_ACTOR, at }, event));
   }
 
   private async requireOrganization(id: string): Promise<void> {

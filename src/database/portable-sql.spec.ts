@@ -35,8 +35,10 @@ describe('portable SQL: advisory locks stay off the correctness paths', () => {
   });
 
   it('sends NOTIFY only where DATABASE_NOTIFICATIONS allows it', () => {
-    expect(filesMatching(/pg_notify\(|[`'"]NOTIFY /i)).toEqual(['admin/admin.service.ts']);
+    expect(filesMatching(/pg_notify\(|[`'"]NOTIFY /i)).toEqual(['admin/admin.service.ts', 'common/audit/audit-event.ts']);
     const admin = files.find(({ path }) => path === 'admin/admin.service.ts')!.text;
     expect(admin).toMatch(/this\.notifications === 'on' \? Prisma\.sql`, pg_notify\(/);
+    const audit = files.find(({ path }) => path === 'common/audit/audit-event.ts')!.text;
+    expect(audit.match(/[^\n]*pg_notify\([^\n]*/g)).toEqual([expect.stringMatching(/notifications === 'on' \? ` RETURNING pg_notify\(/)]);
   });
 });

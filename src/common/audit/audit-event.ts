@@ -74,26 +74,65 @@ function values(context: AuditContext, event: AuditEventInput): Prisma.Sql {
     ${sqlValue(event.revisionBefore, 'bigint')}, ${sqlValue(event.revisionAfter, 'bigint')}, ${changes}`;
 }
 
-/** The statement that writes one event: run it in the change's transaction, after the change. */
-export function auditInsert(context: AuditContext, event: AuditEventInput): Prisma.Sql {
-  return Prisma.sql`INSERT INTO audit_events (${COLUMNS}) VALUES (${values(context, event)})`;
-}
+/** The channel on which a statement that queued webhook deliveries wakes the delivery workers. */
+export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
 
 /**
- * The event of a change made by the same statement, as a CTE body: one event per row of `source`
- * (the CTE that changed at most one row; no row, no event). The event's expressions may name the
- * source's columns:
- *
- *   WITH changed AS (UPDATE … RETURNING …),
- *        audited AS (${auditInsertFrom(context, Prisma.sql`changed`, { …, resourceId: Prisma.sql`changed.id::text` })})
- *   SELECT … FROM changed
+ * Writes audit events, each with its webhook deliveries, in the statement of the change
+ * (docs/audit.md, docs/webhooks.md). Holds DATABASE_NOTIFICATIONS, which decides whether the
+ * statement wakes the delivery workers with NOTIFY: one instance per process, so that every
+ * statement it builds has the same text on every call (a prepared statement, docs/performance.md).
  */
-export function auditInsertFrom(context: AuditContext, source: Prisma.Sql, event: AuditEventInput): Prisma.Sql {
-  return Prisma.sql`INSERT INTO audit_events (${COLUMNS}) SELECT ${values(context, event)} FROM ${source}`;
+export class AuditStatements {
+  private readonly notify: string;
+  private readonly deliveries: Prisma.Sql;
+
+  constructor(notifications: 'on' | 'off') {
+    // NOTIFY from RETURNING: a data-modifying CTE runs whether or not the statement reads it, and
+    // its RETURNING is computed once per delivery queued, never when none is; PostgreSQL folds the
+    // equal notifications of one transaction into one, sent at commit.
+    this.notify = notifications === 'on' ? ` RETURNING pg_notify('${WEBHOOK_DELIVERIES_CHANNEL}', '')` : '';
+    this.deliveries = this.deliveriesTo('webhook_endpoints');
+  }
+
+  /** One statement that writes one event and its deliveries: run it in the change's transaction, after the change. Its one row is the event's `id`. */
+  insert(context: AuditContext, event: AuditEventInput): Prisma.Sql {
+    return Prisma.sql`WITH audit_event AS (INSERT INTO audit_events (${COLUMNS}) VALUES (${values(context, event)}) RETURNING id, organization_id, action),
+      ${this.deliveries} SELECT id FROM audit_event`;
+  }
+
+  /**
+   * The event of a change made by the same statement, and its deliveries, as CTEs to list after
+   * the change's own: one event per row of `source` (the CTE that changed at most one row; no row,
+   * no event), whose expressions may name the source's columns. They are named audit_event and
+   * audit_delivery (so one event per statement), and run even when nothing reads them, as every
+   * data-modifying CTE does.
+   *
+   *   WITH changed AS (UPDATE … RETURNING …),
+   *        ${audit.insertFrom(context, Prisma.sql`changed`, { …, resourceId: Prisma.sql`changed.id::text` })}
+   *   SELECT … FROM changed
+   *
+   * `endpoints`: for a statement that itself creates or deletes webhook endpoints, a query of
+   * (id, organization_id, event_types) of the endpoints as it leaves them, since all its CTEs see
+   * the tables as they were before it.
+   */
+  insertFrom(context: AuditContext, source: Prisma.Sql, event: AuditEventInput, endpoints?: string): Prisma.Sql {
+    return Prisma.sql`audit_event AS (INSERT INTO audit_events (${COLUMNS}) SELECT ${values(context, event)} FROM ${source} RETURNING id, organization_id, action),
+      ${endpoints === undefined ? this.deliveries : this.deliveriesTo(`(${endpoints})`)}`;
+  }
+
+  /** One delivery of the event per endpoint of its organization subscribed to its action or to `*` (found through their organization_id index). */
+  private deliveriesTo(endpoints: string): Prisma.Sql {
+    return Prisma.raw(`audit_delivery AS (
+      INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, event_id, next_attempt_at)
+      SELECT gen_random_uuid(), audit_event.organization_id, target.id, audit_event.id, now()
+      FROM audit_event JOIN ${endpoints} AS target ON target.organization_id = audit_event.organization_id
+      WHERE audit_event.action = ANY (target.event_types) OR '*' = ANY (target.event_types)${this.notify})`);
+  }
 }
 
 /**
- * `changes` as a jsonb expression over SQL values, for events written by auditInsertFrom: each
+ * `changes` as a jsonb expression over SQL values, for events written by AuditStatements.insertFrom: each
  * field `{old, new}` from two expressions (to_jsonb of each). With `onlyChanged`, a field whose
  * old and new values are not distinct is left out.
  */

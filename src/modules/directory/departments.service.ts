@@ -15,7 +15,7 @@ import { DirectoryError } from './directory.errors';
 import { caselessKey } from '../../common/text/caseless-key';
 import { Clock } from '../../common/clock';
 import type { AuditActor } from '../../common/audit/audit-actor';
-import { auditInsertFrom, sqlChanges } from '../../common/audit/audit-event';
+import { AuditStatements, sqlChanges } from '../../common/audit/audit-event';
 
 const DEPARTMENT_COLUMNS = Prisma.sql`id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
 
@@ -43,6 +43,7 @@ export class DepartmentsService {
   constructor(
     private readonly txHost: SqlHost,
     private readonly clock: Clock,
+    private readonly audit: AuditStatements,
   ) {}
 
   /**
@@ -70,12 +71,12 @@ export class DepartmentsService {
           INSERT INTO departments (id, organization_id, parent_id, name, name_key, external_id, "order")
           SELECT gen_random_uuid(), ${organizationId}::uuid, ${parentId}::uuid, ${input.name}, ${caselessKey(input.name)}, ${input.external_id ?? null}, next_order FROM counter
           RETURNING id, external_id, name, "order", parent_id),
-        audited AS (${auditInsertFrom({ actor, at: this.clock.now() }, Prisma.sql`changed`, {
+        ${this.audit.insertFrom({ actor, at: this.clock.now() }, Prisma.sql`changed`, {
           organizationId,
           action: 'department.created',
           resourceId: Prisma.sql`changed.id::text`,
           changes: CREATED_DEPARTMENT_CHANGES,
-        })})
+        })}
         SELECT id, external_id AS "externalId", name, "order", parent_id AS "parentId" FROM changed`);
     } catch (error) {
       throw conflicts(error);

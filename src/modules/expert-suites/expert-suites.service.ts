@@ -18,7 +18,7 @@ import { UploadLookupService } from '../uploads/upload-lookup.service';
 import { RowLock } from '../../database/locks';
 import { ExpertSuitesError } from './expert-suites.errors';
 import type { AuditActor } from '../../common/audit/audit-actor';
-import { auditInsert, type AuditChanges } from '../../common/audit/audit-event';
+import { AuditStatements, type AuditChanges } from '../../common/audit/audit-event';
 
 interface PackageState {
   hasPackage: boolean;
@@ -36,6 +36,7 @@ export class ExpertSuitesService {
     private readonly txHost: TransactionHost,
     private readonly uploads: UploadLookupService,
     private readonly clock: Clock,
+    private readonly audit: AuditStatements,
   ) {}
 
   /**
@@ -88,7 +89,7 @@ export class ExpertSuitesService {
   ): Promise<ExpertSuiteWithMarketItem> {
     for (let attempt = 1; ; attempt++) {
       const now = this.clock.now();
-      const statement = suiteUpdateStatement(organizationId, suiteId, body, { actor, at: now });
+      const statement = suiteUpdateStatement(organizationId, suiteId, body, { actor, at: now }, this.audit);
       if (statement) {
         const [updated] = await this.txHost.sql.query<UpdatedSuiteRow>(statement);
         if (updated) return this.withCurrentMarketItem(updated);
@@ -143,7 +144,7 @@ export class ExpertSuitesService {
     if (count !== 1) throw concurrentChange(revisionCheck.code, revisionCheck.field);
     if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);
     await this.txHost.sql.execute(
-      auditInsert(
+      this.audit.insert(
         { actor, at: now },
         {
           organizationId,

@@ -3,7 +3,7 @@ import type { ConnectorRefInputDto, UpdateExpertSuiteDto } from './dto/update-ex
 import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { statusesAllowedBefore } from './suite-status';
 import type { KeysetPosition, SortValueRange } from '../../common/pagination/page-token';
-import { auditInsertFrom, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
+import { sqlChanges, type AuditContext, type AuditStatements } from '../../common/audit/audit-event';
 
 /** The fields a PATCH can only apply after reading other records (uploads, categories, the market item). */
 const FIELDS_NEEDING_READS = ['upload_id', 'icon_upload_id', 'category_id', 'clear_category', 'expected_market_item_revision'] as const;
@@ -62,7 +62,7 @@ export function suiteRowToModel(row: SuiteRow): ExpertSuiteWithMarketItem {
  * 18's RETURNING OLD, and a locking read of the old row before the UPDATE cost throughput
  * (docs/performance.md).
  */
-export function suiteUpdateStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, audit: AuditContext): Prisma.Sql | undefined {
+export function suiteUpdateStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, audit: AuditContext, auditStatements: AuditStatements): Prisma.Sql | undefined {
   const now = audit.at;
   const sets: Prisma.Sql[] = [];
   const differs: Prisma.Sql[] = [];
@@ -120,14 +120,14 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
         ${guards.length > 0 ? Prisma.sql`AND ${Prisma.join(guards, ' AND ')}` : Prisma.empty}
         AND (${Prisma.join(differs, ' OR ')})
       RETURNING s.*),
-    audited AS (${auditInsertFrom(audit, Prisma.sql`u`, {
+    ${auditStatements.insertFrom(audit, Prisma.sql`u`, {
       organizationId,
       action: 'expert_suite.updated',
       resourceId: Prisma.sql`u.id::text`,
       revisionBefore: Prisma.sql`u.revision - 1`,
       revisionAfter: Prisma.sql`u.revision`,
       changes: Prisma.sql`u.last_change`,
-    })})
+    })}
     SELECT ${SUITE_COLUMNS}, (SELECT e.revision FROM expert_suites AS e WHERE e.id = u.id) AS "revisionBefore"
     FROM u LEFT JOIN market_items AS m ON m.suite_id = u.id`;
 }

@@ -16,7 +16,7 @@ import { enforceUploadQuota } from './upload-quota';
 import { tooLarge, type ReceivedFile, type StreamedPackage } from './upload-receiver';
 import { UploadStorage } from './upload-storage';
 import type { AuditActor } from '../../common/audit/audit-actor';
-import { auditInsert, created } from '../../common/audit/audit-event';
+import { AuditStatements, created } from '../../common/audit/audit-event';
 
 export interface IconContent {
   contentType: string;
@@ -44,6 +44,7 @@ export class UploadsService {
     private readonly storage: UploadStorage,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly audit: AuditStatements,
   ) {}
 
   /**
@@ -67,7 +68,7 @@ export class UploadsService {
         data: { ...upload, organizationId, manifest: (manifest ?? undefined) as Prisma.InputJsonValue | undefined },
       });
       await this.storage.write(upload.id, bytes);
-      await this.txHost.sql.execute(uploadCreatedEvent(organizationId, upload, actor));
+      await this.txHost.sql.execute(this.uploadCreatedEvent(organizationId, upload, actor));
     });
     return toUploadDto(upload);
   }
@@ -88,7 +89,7 @@ export class UploadsService {
         UPDATE uploads SET size = ${upload.size}, sha256 = ${upload.sha256}, manifest = ${JSON.stringify(manifest)}::jsonb,
           created_at = ${upload.createdAt}, expires_at = ${upload.expiresAt}
         WHERE id = ${uploadId}::uuid`);
-      await transaction.sql.execute(uploadCreatedEvent(organizationId, upload, actor));
+      await transaction.sql.execute(this.uploadCreatedEvent(organizationId, upload, actor));
       await transaction.commit();
       return toUploadDto(upload);
     } finally {
@@ -101,6 +102,11 @@ export class UploadsService {
     return { createdAt, expiresAt: new Date(createdAt.getTime() + this.config.UPLOAD_TTL_SECONDS * 1000) };
   }
 
+  private uploadCreatedEvent(organizationId: string, upload: StoredUpload, actor: AuditActor) {
+    const { upload_id: _id, created_at: _createdAt, ...fields } = toUploadDto(upload);
+    return this.audit.insert({ actor, at: upload.createdAt }, { organizationId, action: 'upload.created', resourceId: upload.id, changes: created(fields) });
+  }
+
   /**
    * An icon's bytes, for the public content route: anyone holding the (unguessable) address may load
    * it, as a browser showing icon_url must. Packages are never served.
@@ -111,11 +117,6 @@ export class UploadsService {
     if (!upload || !bytes) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
     return { contentType: upload.contentType, size: upload.size, bytes };
   }
-}
-
-function uploadCreatedEvent(organizationId: string, upload: StoredUpload, actor: AuditActor) {
-  const { upload_id: _id, created_at: _createdAt, ...fields } = toUploadDto(upload);
-  return auditInsert({ actor, at: upload.createdAt }, { organizationId, action: 'upload.created', resourceId: upload.id, changes: created(fields) });
 }
 
 function iconType(bytes: Buffer): string {

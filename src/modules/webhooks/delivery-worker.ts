@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
+import { WEBHOOK_DELIVERIES_CHANNEL } from '../../common/audit/audit-event';
 import { Clock } from '../../common/clock';
 import { AppConfig } from '../../config/app-config';
 import { DatabaseNotifications } from '../../database/database-notifications';
@@ -9,9 +10,6 @@ import { retryDelayMs } from './retry-policy';
 import { WebhookMetrics } from './webhook-metrics';
 import { webhookSignature } from './webhook-secret';
 import { WebhookSender, type AttemptResult } from './webhook-sender';
-
-/** The channel the outbox trigger notifies when it queued deliveries (migration `webhooks`). */
-export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
 
 // Beyond the connect and response timeouts, for the claim's and the outcome's statements.
 const LEASE_MARGIN_MS = 10_000;

@@ -13,6 +13,7 @@ import type { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto
 import type { WebhookPageQueryDto } from './dto/page-query.dto';
 import type { WebhookDeliveryDto, WebhookDeliveryPageDto } from './dto/webhook-delivery.dto';
 import type { CreatedWebhookEndpointDto, RotatedSecretDto, WebhookEndpointDto, WebhookEndpointPageDto } from './dto/webhook-endpoint.dto';
+import { AuditStatements } from '../../common/audit/audit-event';
 import { endpointAuditEventInsert } from './endpoint-audit-event';
 import { toWebhookDeliveryDto, toWebhookEndpointDto, type WebhookDeliveryRow, type WebhookEndpointRow } from './webhook-endpoint.mapper';
 import { newWebhookSecret } from './webhook-secret';
@@ -33,9 +34,10 @@ export class WebhookEndpointsService {
     private readonly txHost: SqlHost,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly audit: AuditStatements,
   ) {}
 
-  /** One statement: the endpoint and its audit event (whose trigger queues the event to matching endpoints, this one included). */
+  /** One statement: the endpoint, its audit event and the event's deliveries to matching endpoints, this one included. */
   async create(organizationId: string, actor: AuditActor, input: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpointDto> {
     checkWebhookUrl(input.url, this.config.WEBHOOK_ALLOW_INSECURE_TARGETS === 'true');
     const now = this.clock.now();
@@ -45,7 +47,7 @@ export class WebhookEndpointsService {
         INSERT INTO webhook_endpoints (id, organization_id, url, event_types, description, secret, created_at)
         VALUES (${randomUUID()}::uuid, ${organizationId}::uuid, ${input.url}, ${input.event_types}::text[], ${input.description ?? null}, ${secret}, ${now})
         RETURNING id, organization_id, url, event_types, description, seq, created_at
-      ), audit AS (${endpointAuditEventInsert('webhook_endpoint.created', 'endpoint', now, actor)})
+      ), ${endpointAuditEventInsert(this.audit, 'webhook_endpoint.created', 'endpoint', now, actor)}
       SELECT ${ENDPOINT_COLUMNS} FROM endpoint`);
     return { ...toWebhookEndpointDto(row), secret };
   }
@@ -80,7 +82,7 @@ export class WebhookEndpointsService {
       WITH removed AS (
         DELETE FROM webhook_endpoints WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid
         RETURNING id, organization_id, url, event_types, description
-      ), audit AS (${endpointAuditEventInsert('webhook_endpoint.deleted', 'removed', this.clock.now(), actor)})
+      ), ${endpointAuditEventInsert(this.audit, 'webhook_endpoint.deleted', 'removed', this.clock.now(), actor)}
       SELECT id FROM removed`);
     if (rows.length === 0) throw endpointNotFound(id);
   }

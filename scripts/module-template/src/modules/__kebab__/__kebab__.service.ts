@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditActor } from '../../common/audit/audit-actor';
-import { auditInsertFrom, sqlChanges } from '../../common/audit/audit-event';
+import { AuditStatements, sqlChanges } from '../../common/audit/audit-event';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
@@ -31,10 +31,11 @@ export class __Plural__Service {
   constructor(
     private readonly txHost: SqlHost,
     private readonly clock: Clock,
+    private readonly audit: AuditStatements,
   ) {}
 
   /**
-   * One statement, which also writes the `__singular_snake__.created` audit event (docs/audit.md);
+   * One statement, which also writes the `__singular_snake__.created` audit event and its webhook deliveries (docs/audit.md);
    * runs in the caller's transaction (the idempotency record's). The unique index refuses a taken name.
    */
   async create(organizationId: string, input: Create__Singular__Dto, actor: AuditActor): Promise<__Singular__Dto> {
@@ -44,12 +45,12 @@ export class __Plural__Service {
         WITH changed AS (
           INSERT INTO __snake__ (id, organization_id, name, created_at) VALUES (gen_random_uuid(), ${organizationId}::uuid, ${input.name}, ${now})
           RETURNING ${COLUMNS}),
-        audited AS (${auditInsertFrom({ actor, at: now }, Prisma.sql`changed`, {
+        ${this.audit.insertFrom({ actor, at: now }, Prisma.sql`changed`, {
           organizationId,
           action: '__singular_snake__.created',
           resourceId: Prisma.sql`changed.id::text`,
           changes: sqlChanges({ name: { old: null, new: Prisma.sql`changed.name` } }),
-        })})
+        })}
         SELECT * FROM changed`);
       return to__Singular__Dto(row);
     } catch (error) {
