@@ -48,6 +48,17 @@ describe('embedded database on disk, created from the template', () => {
     expect(await recordedMigrations(dataDir)).toEqual(current);
   });
 
+  it("holds only the service's database, with 1 MB WAL segments (docs/operations.md, \"What the template holds\")", async () => {
+    const database = await openDatabase(settings(join(parent, 'contents')));
+    try {
+      const databases = await database.prisma.$queryRawUnsafe<Array<{ datname: string }>>('SELECT datname FROM pg_database ORDER BY datname');
+      expect(databases.map((row) => row.datname)).toEqual(['postgres']);
+      expect(await database.prisma.$queryRawUnsafe('SHOW wal_segment_size')).toEqual([{ wal_segment_size: '1MB' }]);
+    } finally {
+      await database.close();
+    }
+  });
+
   it('fills an existing empty directory the same way', async () => {
     const dataDir = join(parent, 'empty');
     mkdirSync(dataDir);
