@@ -53,8 +53,8 @@ describe('webhook outbox', () => {
   async function queued(organizationId: string, names: Record<string, string>): Promise<string[]> {
     const rows = await database.prisma.$queryRaw<{ action: string; endpoints: string[] }[]>`
       SELECT e.action, array_remove(array_agg(d.endpoint_id::text), NULL) AS endpoints
-      FROM audit_events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id
-      WHERE e.organization_id = ${organizationId}::uuid GROUP BY e.id`;
+      FROM audit_events e LEFT JOIN webhook_deliveries d ON d.organization_id = e.organization_id AND d.event_id = e.id
+      WHERE e.organization_id = ${organizationId}::uuid GROUP BY e.organization_id, e.id`;
     return rows.map(({ action, endpoints }) => `${action}: ${endpoints.map((id) => names[id] ?? id).sort().join(' ')}`).sort();
   }
 

@@ -12,9 +12,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes audit events older than AUDIT_RETENTION_DAYS, every AUDIT_PURGE_INTERVAL_SECONDS (0:
- * never) in every instance. An event id is a UUID v7, so "older than" is an id range on the
- * primary key (every organization at once); each batch is one statement of its own, and its rows
- * are locked SKIP LOCKED, so instances purging at once delete disjoint batches without waiting.
+ * never) in every instance. An event id is a UUID v7, so "older than" is an id range, read
+ * organization by organization on the primary key (organization_id, id); each batch is one
+ * statement of its own, and its rows are locked SKIP LOCKED, so instances purging at once delete
+ * disjoint batches without waiting. Organizations are never deleted, so every event is reached.
  */
 @Injectable()
 export class AuditPurger implements OnApplicationBootstrap {
@@ -37,8 +38,12 @@ export class AuditPurger implements OnApplicationBootstrap {
     let removed = 0;
     for (;;) {
       const deleted = await this.txHost.sql.execute(Prisma.sql`
-        DELETE FROM audit_events WHERE id IN (
-          SELECT id FROM audit_events WHERE id < ${floor}::uuid ORDER BY id LIMIT ${batchSize} ${RowLock.forUpdateSkipLocked()})`);
+        DELETE FROM audit_events AS a USING (
+          SELECT old.organization_id, old.id FROM organizations AS o CROSS JOIN LATERAL (
+            SELECT organization_id, id FROM audit_events
+            WHERE organization_id = o.id AND id < ${floor}::uuid ORDER BY id LIMIT ${batchSize} ${RowLock.forUpdateSkipLocked()}) AS old
+          LIMIT ${batchSize}) AS batch
+        WHERE a.organization_id = batch.organization_id AND a.id = batch.id`);
       removed += deleted;
       if (deleted < batchSize) break;
     }

@@ -45,7 +45,7 @@ export class DeliveryOutbox {
       UPDATE webhook_deliveries d
       SET next_attempt_at = ${leaseUntil}, lease_id = gen_random_uuid(), attempts = d.attempts + 1, last_attempt_at = ${now}
       FROM (${claimDue('webhook_deliveries', due, 'next_attempt_at', limit)}) due, webhook_endpoints w, audit_events e
-      WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
+      WHERE d.id = due.id AND w.id = d.endpoint_id AND e.organization_id = d.organization_id AND e.id = d.event_id
       RETURNING d.id, d.lease_id AS "leaseId", d.attempts, w.url, w.secret, w.previous_secret AS "previousSecret",
         w.previous_secret_expires_at AS "previousSecretExpiresAt", ${EVENT_COLUMNS}`);
   }

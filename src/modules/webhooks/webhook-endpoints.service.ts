@@ -105,7 +105,7 @@ export class WebhookEndpointsService {
     const position = startOfPage(tokenQuery, POSITIVE_INT64, query.page_token, 'endpoint');
     const before = position ? Prisma.sql`AND d.seq < ${position.after}::bigint` : Prisma.empty;
     const rows = await this.txHost.sql.query<WebhookDeliveryRow>(Prisma.sql`
-      SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN audit_events e ON e.id = d.event_id
+      SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN audit_events e ON e.organization_id = d.organization_id AND e.id = d.event_id
       WHERE d.endpoint_id = ${endpointId}::uuid AND d.organization_id = ${organizationId}::uuid ${before}
       ORDER BY d.seq DESC LIMIT ${pageSize + 1}`);
     if (rows.length === 0) await this.get(organizationId, endpointId);
@@ -124,7 +124,7 @@ export class WebhookEndpointsService {
         WHERE organization_id = ${organizationId}::uuid AND id = ${deliveryId}::uuid
         RETURNING *
       )
-      SELECT ${DELIVERY_COLUMNS} FROM queued d JOIN audit_events e ON e.id = d.event_id`);
+      SELECT ${DELIVERY_COLUMNS} FROM queued d JOIN audit_events e ON e.organization_id = d.organization_id AND e.id = d.event_id`);
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, `No webhook delivery ${deliveryId} exists in this organization.`);
     return toWebhookDeliveryDto(row);
   }
