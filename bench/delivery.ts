@@ -13,6 +13,7 @@ import { measure } from './measure';
 import type { ServerProcess } from './processes';
 import { prepareDatabase, startService } from './service';
 import { readSettings } from './settings';
+import { DirectoryAudit } from '../src/modules/directory/directory.audit';
 
 const ROOT = join(__dirname, '..', '..');
 const SCRIPTS = {
@@ -77,7 +78,7 @@ async function main(): Promise<number> {
       while (writing) {
         const due = Math.floor(((performance.now() - started) / 1000) * eventsPerSecond);
         for (; written < due && writing; written++) {
-          const statement = audit.insert({ actor: CLI_ACTOR, at: new Date() }, { organizationId: tenant.organizationId, action: 'department.created', resourceId: String(written), changes: {} });
+          const statement = audit.insert({ actor: CLI_ACTOR, at: new Date() }, { organizationId: tenant.organizationId, action: DirectoryAudit.DepartmentCreated, resourceId: String(written), changes: {} });
           const [{ id }] = (await writer.query<{ id: string }>(statement.text, statement.values)).rows;
           committedAt.set(id, performance.now());
         }

@@ -8,8 +8,7 @@
 //
 // It writes src/modules/<name>/ and test/<name>.e2e-spec.ts from the template, appends the model to
 // prisma/schema.prisma (with its relation on Organization), imports the module in AppModule, writes
-// the migration (`npm run db:diff -- --name create_<name>`), adds `<singular>.created` to the audit
-// trail's actions, regenerates the Prisma client, rebuilds
+// the migration (`npm run db:diff -- --name create_<name>`), regenerates the Prisma client, rebuilds
 // dist/ and regenerates the committed client types. Paths are relative to the project root.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -21,7 +20,6 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const TEMPLATE = join(root, 'scripts', 'module-template');
 const SCHEMA = join(root, 'prisma', 'schema.prisma');
 const APP_MODULE = join(root, 'src', 'app.module.ts');
-const AUDIT_EVENT = join(root, 'src', 'common', 'audit', 'audit-event.ts');
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
 class UsageError extends Error {}
@@ -118,19 +116,6 @@ function addToAppModule(tokens) {
   writeFileSync(APP_MODULE, source);
 }
 
-/** Adds the module's resource type and its `<type>.created` action to the audit trail's lists (docs/audit.md). */
-function addAuditAction(tokens) {
-  let source = readFileSync(AUDIT_EVENT, 'utf8');
-  const addTo = (list, value) => {
-    const declaration = new RegExp(`(export const ${list} = \\[[^\\]]*?)(,?\\s*)\\] as const;`);
-    if (!declaration.test(source)) throw new Error(`src/common/audit/audit-event.ts: no \`export const ${list} = [ … ] as const;\` to add '${value}' to`);
-    source = source.replace(declaration, (_all, items, end) => `${items}${end.includes('\n') ? ',\n  ' : ', '}'${value}'${end}] as const;`);
-  };
-  addTo('AUDIT_ACTIONS', `${tokens.__singular_snake__}.created`);
-  addTo('AUDIT_RESOURCE_TYPES', tokens.__singular_snake__);
-  writeFileSync(AUDIT_EVENT, source);
-}
-
 function run(step, command, args, env = {}) {
   console.log(`new:module: ${step}`);
   return execFileSync(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
@@ -145,8 +130,7 @@ function main() {
   const written = writeTemplate(tokens);
   addModel(tokens);
   addToAppModule(tokens);
-  addAuditAction(tokens);
-  console.log(`new:module: wrote ${written.join(', ')}; edited prisma/schema.prisma, src/app.module.ts, src/common/audit/audit-event.ts`);
+  console.log(`new:module: wrote ${written.join(', ')}; edited prisma/schema.prisma, src/app.module.ts`);
 
   const migration = run('writing the migration (db:diff)', process.execPath, ['scripts/migration-diff.mjs', '--name', `create_${tokens.__snake__}`]).trim();
   if (!migration.endsWith('migration.sql')) throw new Error(`db:diff wrote no migration: ${migration}`);

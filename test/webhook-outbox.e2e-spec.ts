@@ -6,6 +6,7 @@ import type { AppConfig } from '../src/config/app-config';
 import type { Database } from '../src/database/database';
 import { createApiKey, createTenant, openTestDatabase, startTestApp, until, type TestApp, type TestTenant } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { ExpertSuitesAudit } from '../src/modules/expert-suites/expert-suites.audit';
 
 const ENDPOINTS = '/api/openapi/v1/webhook-endpoints';
 const DEPARTMENTS = '/api/openapi/v1/departments';
@@ -116,7 +117,7 @@ describe('webhook outbox', () => {
       expect(await countDeliveries(tenant.organizationId)).toBe(2 + 2);
       // Notifications on, but no endpoint to queue to: no NOTIFY.
       await database.prisma.$queryRaw(
-        loud.app.get(AuditStatements).insert({ actor: CLI_ACTOR, at: new Date() }, { organizationId: without.organizationId, action: 'category.created', resourceId: 'c', changes: {} }),
+        loud.app.get(AuditStatements).insert({ actor: CLI_ACTOR, at: new Date() }, { organizationId: without.organizationId, action: ExpertSuitesAudit.CategoryCreated, resourceId: 'c', changes: {} }),
       );
       await createDepartment(loud, without);
       expect(await countDeliveries(without.organizationId)).toBe(0);

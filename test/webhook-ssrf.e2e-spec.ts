@@ -4,6 +4,7 @@ import { AuditStatements } from '../src/common/audit/audit-event';
 import { newWebhookSecret } from '../src/modules/webhooks/webhook-secret';
 import { until, useTestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { DirectoryAudit } from '../src/modules/directory/directory.audit';
 
 const PATH = '/api/openapi/v1/webhook-endpoints';
 
@@ -59,7 +60,7 @@ describe('webhook targets (SSRF rules)', () => {
         VALUES (${endpointIds[index]}::uuid, ${organizationId}::uuid, ${url}, ARRAY['department.created'], ${newWebhookSecret()})`;
     }
     await context.database.prisma.$queryRaw(
-      context.app.app.get(AuditStatements).insert({ actor: CLI_ACTOR, at: new Date() }, { organizationId, action: 'department.created', resourceId: 'd', changes: {} }),
+      context.app.app.get(AuditStatements).insert({ actor: CLI_ACTOR, at: new Date() }, { organizationId, action: DirectoryAudit.DepartmentCreated, resourceId: 'd', changes: {} }),
     );
     const states = async () =>
       context.database.prisma.$queryRaw<{ endpointId: string; status: string; lastError: string | null; attempts: number }[]>`

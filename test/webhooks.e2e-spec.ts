@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import { CLI_ACTOR } from '../src/common/audit/audit-actor';
-import { AuditStatements, type AuditAction } from '../src/common/audit/audit-event';
+import type { AuditAction } from '../src/common/audit/audit-actions';
+import { AuditStatements } from '../src/common/audit/audit-event';
 import { Metrics } from '../src/common/metrics/metrics';
 import type { AppConfig } from '../src/config/app-config';
 import type { Database } from '../src/database/database';
 import type { paths } from './client/schema';
 import { createApiKey, createTenant, listenOnLoopback, openTestDatabase, startTestApp, until, type TestApp, type TestTenant } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { DirectoryAudit } from '../src/modules/directory/directory.audit';
 
 const PATH = '/api/openapi/v1/webhook-endpoints';
 // Fast retries for the tests; the real schedule is the setting's default (retry-policy.spec.ts).
@@ -60,7 +62,7 @@ describe('webhooks', () => {
   }
 
   const audit = new AuditStatements('on');
-  const auditEvent = (organizationId: string, action: AuditAction = 'department.created') =>
+  const auditEvent = (organizationId: string, action: AuditAction = DirectoryAudit.DepartmentCreated) =>
     audit.insert({ actor: CLI_ACTOR, at: new Date() }, { organizationId, action, resourceId: randomUUID(), changes: { name: { old: null, new: 'Research' } } });
 
   /** An audit event and its deliveries, written as the writers of changes write them; its id. */

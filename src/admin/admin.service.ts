@@ -12,6 +12,9 @@ import { AdminArgumentError, AdminError } from './admin-error';
 import { UploadFileImport, type UploadImportReport } from './upload-file-import';
 import { CLI_ACTOR } from '../common/audit/audit-actor';
 import { AuditStatements, created, REDACTED, type AuditEventInput } from '../common/audit/audit-event';
+import { AuthAudit } from '../common/auth/auth.audit';
+import { ExpertSuitesAudit } from '../modules/expert-suites/expert-suites.audit';
+import { QuotaAudit } from '../modules/quota/quota.audit';
 
 /** The name of the organization the first start of an empty embedded database creates. */
 export const DEMO_ORGANIZATION_NAME = 'Demo organization';
@@ -112,7 +115,7 @@ export class AdminService {
       });
       await this.audit(apiKey.createdAt, {
         organizationId,
-        action: 'api_key.created',
+        action: AuthAudit.ApiKeyCreated,
         resourceId: apiKey.id,
         changes: created({ key: REDACTED, prefix: apiKey.keyPrefix, scopes: unique }),
       });
@@ -163,7 +166,7 @@ export class AdminService {
       newly AS (SELECT id, organization_id FROM revoked WHERE newly),
       ${this.auditStatements.insertFrom({ actor: CLI_ACTOR, at: now }, Prisma.sql`newly`, {
         organizationId: Prisma.sql`newly.organization_id`,
-        action: 'api_key.revoked',
+        action: AuthAudit.ApiKeyRevoked,
         resourceId: Prisma.sql`newly.id::text`,
         changes: { revoked_at: { old: null, new: now.toISOString() } },
       })},
@@ -181,7 +184,7 @@ export class AdminService {
     try {
       return await this.txHost.withTransaction(async () => {
         const category = await this.txHost.tx.category.create({ data: { organizationId, name: trimmed } });
-        await this.audit(this.clock.now(), { organizationId, action: 'category.created', resourceId: category.id, changes: created({ name: category.name }) });
+        await this.audit(this.clock.now(), { organizationId, action: ExpertSuitesAudit.CategoryCreated, resourceId: category.id, changes: created({ name: category.name }) });
         return { id: category.id, name: category.name };
       });
     } catch (error) {
@@ -208,7 +211,7 @@ export class AdminService {
       });
       await this.audit(now, {
         organizationId,
-        action: 'expert_suite.created',
+        action: ExpertSuitesAudit.SuiteCreated,
         resourceId: suite.id,
         revisionAfter: suite.revision,
         changes: created({ name: suite.name, display_name: suite.displayName, status: suite.status }),
@@ -239,7 +242,7 @@ export class AdminService {
       if (before?.anchor_at.getTime() !== anchorAt.getTime()) {
         await this.audit(now, {
           organizationId,
-          action: 'subscription.updated',
+          action: QuotaAudit.SubscriptionUpdated,
           resourceId: organizationId,
           changes: { anchor_at: { old: before?.anchor_at.toISOString() ?? null, new: anchorAt.toISOString() } },
         });

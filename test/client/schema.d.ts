@@ -658,7 +658,7 @@ export interface components {
              *       "api_key.revoked"
              *     ]
              */
-            event_types: ("department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "*")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted")[];
             /**
              * @description What the endpoint is for, at most 1024 characters (code points), trimmed. Null or absent: none.
              * @example HR sync
@@ -674,7 +674,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "*")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -697,7 +697,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "*")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -816,12 +816,12 @@ export interface components {
              * @description What happened: `<resource_type>.<verb>`.
              * @enum {string}
              */
-            action: "department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted";
+            action: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted";
             /**
              * @description The kind of record that changed.
              * @enum {string}
              */
-            resource_type: "department" | "expert_suite" | "upload" | "api_key" | "subscription" | "category" | "webhook_endpoint";
+            resource_type: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "webhook_endpoint";
             /** @description The identifier of the record that changed (the organization_id for its subscription). */
             resource_id: string;
             /** @description Who made the change. */
@@ -3008,11 +3008,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this kind of record. */
-                resource_type?: "department" | "expert_suite" | "upload" | "api_key" | "subscription" | "category" | "webhook_endpoint";
+                resource_type?: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "webhook_endpoint";
                 /** @description Only events of the record with this identifier (as the events show it: uuids lower-case). */
                 resource_id?: string;
                 /** @description Only events of this action. */
-                action?: "department.created" | "expert_suite.created" | "expert_suite.updated" | "upload.created" | "api_key.created" | "api_key.revoked" | "subscription.updated" | "category.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted";
+                action?: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted";
                 /** @description Only changes made with this API key (a uuid in any case). */
                 actor_api_key_id?: string;
                 /** @description Only events that occurred at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T09:00:00Z). */

@@ -1,15 +1,16 @@
 import { Prisma } from '../../generated/prisma/client';
 import { CLI_ACTOR, type AuditActor } from './audit-actor';
 import { AuditStatements, type AuditEventInput } from './audit-event';
+import { DirectoryAudit } from '../../modules/directory/directory.audit';
 
 const apiKey: AuditActor = { type: 'api_key', apiKeyId: '0193a8f2-6c1e-4b7e-9d43-1f2a3b4c5d6e', requestId: 'req-1' };
 const event = (resourceId: string): AuditEventInput => ({
   organizationId: '0193a8f2-6c1e-4b7e-9d43-1f2a3b4c5d6f',
-  action: 'department.created',
+  action: DirectoryAudit.DepartmentCreated,
   resourceId,
   changes: { name: { old: null, new: resourceId } },
 });
-const fromChanged: AuditEventInput = { organizationId: Prisma.sql`changed.organization_id`, action: 'department.created', resourceId: Prisma.sql`changed.id::text`, changes: {} };
+const fromChanged: AuditEventInput = { organizationId: Prisma.sql`changed.organization_id`, action: DirectoryAudit.DepartmentCreated, resourceId: Prisma.sql`changed.id::text`, changes: {} };
 
 describe('AuditStatements', () => {
   const on = new AuditStatements('on');

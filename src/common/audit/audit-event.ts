@@ -1,24 +1,7 @@
 import { Prisma } from '../../generated/prisma/client';
 import { uuidV7 } from '../ids/uuid-v7';
+import { resourceTypeOf, type AuditAction } from './audit-actions';
 import type { AuditActor } from './audit-actor';
-
-/** Every action the audit trail records, `<resource_type>.<verb>` (docs/audit.md). */
-export const AUDIT_ACTIONS = [
-  'department.created',
-  'expert_suite.created',
-  'expert_suite.updated',
-  'upload.created',
-  'api_key.created',
-  'api_key.revoked',
-  'subscription.updated',
-  'category.created',
-  'webhook_endpoint.created',
-  'webhook_endpoint.deleted',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-export const AUDIT_RESOURCE_TYPES = ['department', 'expert_suite', 'upload', 'api_key', 'subscription', 'category', 'webhook_endpoint'] as const;
-export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /** What a secret shows as in `changes`: its field name is kept, its value never. */
 export const REDACTED = 'redacted';
@@ -52,10 +35,6 @@ export interface AuditContext {
   actor: AuditActor;
   /** The change's own time (its updated_at or created_at), so that the event and the row agree. */
   at: Date;
-}
-
-function resourceTypeOf(action: AuditAction): AuditResourceType {
-  return action.slice(0, action.indexOf('.')) as AuditResourceType;
 }
 
 const sqlValue = (value: unknown, cast: string): Prisma.Sql =>

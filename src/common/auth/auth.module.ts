@@ -13,6 +13,8 @@ import { ApiKeyThrottlerGuard } from './api-key-throttler.guard';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { ScopeGuard } from './scope.guard';
 import { VerifiedKeyCache } from './verified-key-cache';
+// Its audit actions, written only by the admin CLI: defined when the application loads (docs/audit.md).
+import './auth.audit';
 
 const ONE_MINUTE_MS = 60_000;
 

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
 import { IsJsonInteger, MAX_JSON_INTEGER, MaxCodePoints, NotBlank, Required } from './field-rules';
 import { DateTime, LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
 
@@ -59,24 +59,29 @@ export function IntegerField(options: FieldDocs & { min: number }) {
   return field(options, { type: 'integer', format: 'int64', minimum: options.min, maximum: MAX_JSON_INTEGER }, [IsJsonInteger({ min: options.min })]);
 }
 
-/** One of `values` (documented as an enum); anything else is `invalid_value`. */
+/**
+ * One of `values` (documented as an enum); anything else is `invalid_value`. `values` is read when
+ * a value is checked and when the OpenAPI document is built, never copied: a list that fills as the
+ * modules load (the audit actions, src/common/audit/audit-actions.ts) holds every value by then.
+ */
 export function EnumField(options: FieldDocs & { values: readonly string[] }) {
-  return field(options, { enum: [...options.values] }, [IsString(), IsIn([...options.values], { message: `must be one of ${options.values.join(', ')}` })]);
+  const values = options.values as string[];
+  return field(options, { type: String, enum: values }, [IsString(), IsIn(values, { message: () => `must be one of ${values.join(', ')}` })]);
 }
 
 /**
- * A list of distinct values from `values`, at least `minItems` (documented as an array with its
- * enum, minItems, maxItems and uniqueItems): not a list is `invalid_type`, too few `too_short`, too
- * many `too_long`, a value outside `values` `invalid_value`, a repeat `duplicate`.
+ * A list of distinct values from `values` (read as EnumField reads them), at least `minItems`
+ * (documented as an array of the enum with minItems and uniqueItems; distinct values are at most
+ * all of them): not a list is `invalid_type`, too few `too_short`, a value outside `values`
+ * `invalid_value`, a repeat `duplicate`.
  */
 export function EnumListField(options: FieldDocs & { values: readonly string[]; minItems: number }) {
-  const maxItems = options.values.length;
-  return field(options, { type: String, isArray: true, enum: [...options.values], minItems: options.minItems, maxItems, uniqueItems: true }, [
+  const values = options.values as string[];
+  return field(options, { type: 'array', items: { type: 'string', enum: values }, minItems: options.minItems, uniqueItems: true }, [
     IsArray(),
     ArrayMinSize(options.minItems),
-    ArrayMaxSize(maxItems),
     IsString({ each: true }),
-    IsIn([...options.values], { each: true, message: `each value must be one of ${options.values.join(', ')}` }),
+    IsIn(values, { each: true, message: () => `each value must be one of ${values.join(', ')}` }),
     ArrayUnique(),
   ]);
 }

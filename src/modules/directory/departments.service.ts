@@ -16,6 +16,7 @@ import { caselessKey } from '../../common/text/caseless-key';
 import { Clock } from '../../common/clock';
 import type { AuditActor } from '../../common/audit/audit-actor';
 import { AuditStatements, sqlChanges } from '../../common/audit/audit-event';
+import { DirectoryAudit } from './directory.audit';
 
 const DEPARTMENT_COLUMNS = Prisma.sql`id, external_id AS "externalId", name, "order", parent_id AS "parentId"`;
 
@@ -73,7 +74,7 @@ export class DepartmentsService {
           RETURNING id, external_id, name, "order", parent_id),
         ${this.audit.insertFrom({ actor, at: this.clock.now() }, Prisma.sql`changed`, {
           organizationId,
-          action: 'department.created',
+          action: DirectoryAudit.DepartmentCreated,
           resourceId: Prisma.sql`changed.id::text`,
           changes: CREATED_DEPARTMENT_CHANGES,
         })}

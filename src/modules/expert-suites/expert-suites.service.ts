@@ -19,6 +19,7 @@ import { RowLock } from '../../database/locks';
 import { ExpertSuitesError } from './expert-suites.errors';
 import type { AuditActor } from '../../common/audit/audit-actor';
 import { AuditStatements, type AuditChanges } from '../../common/audit/audit-event';
+import { ExpertSuitesAudit } from './expert-suites.audit';
 
 interface PackageState {
   hasPackage: boolean;
@@ -148,7 +149,7 @@ export class ExpertSuitesService {
         { actor, at: now },
         {
           organizationId,
-          action: 'expert_suite.updated',
+          action: ExpertSuitesAudit.SuiteUpdated,
           resourceId: suite.id,
           revisionBefore: suite.revision,
           revisionAfter: suite.revision + 1n,

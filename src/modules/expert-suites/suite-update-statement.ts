@@ -4,6 +4,7 @@ import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
 import { statusesAllowedBefore } from './suite-status';
 import type { KeysetPosition, SortValueRange } from '../../common/pagination/page-token';
 import { sqlChanges, type AuditContext, type AuditStatements } from '../../common/audit/audit-event';
+import { ExpertSuitesAudit } from './expert-suites.audit';
 
 /** The fields a PATCH can only apply after reading other records (uploads, categories, the market item). */
 const FIELDS_NEEDING_READS = ['upload_id', 'icon_upload_id', 'category_id', 'clear_category', 'expected_market_item_revision'] as const;
@@ -122,7 +123,7 @@ export function suiteUpdateStatement(organizationId: string, suiteId: string, bo
       RETURNING s.*),
     ${auditStatements.insertFrom(audit, Prisma.sql`u`, {
       organizationId,
-      action: 'expert_suite.updated',
+      action: ExpertSuitesAudit.SuiteUpdated,
       resourceId: Prisma.sql`u.id::text`,
       revisionBefore: Prisma.sql`u.revision - 1`,
       revisionAfter: Prisma.sql`u.revision`,

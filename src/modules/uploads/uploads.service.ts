@@ -17,6 +17,7 @@ import { tooLarge, type ReceivedFile, type StreamedPackage } from './upload-rece
 import { UploadStorage } from './upload-storage';
 import type { AuditActor } from '../../common/audit/audit-actor';
 import { AuditStatements, created } from '../../common/audit/audit-event';
+import { UploadsAudit } from './uploads.audit';
 
 export interface IconContent {
   contentType: string;
@@ -104,7 +105,7 @@ export class UploadsService {
 
   private uploadCreatedEvent(organizationId: string, upload: StoredUpload, actor: AuditActor) {
     const { upload_id: _id, created_at: _createdAt, ...fields } = toUploadDto(upload);
-    return this.audit.insert({ actor, at: upload.createdAt }, { organizationId, action: 'upload.created', resourceId: upload.id, changes: created(fields) });
+    return this.audit.insert({ actor, at: upload.createdAt }, { organizationId, action: UploadsAudit.UploadCreated, resourceId: upload.id, changes: created(fields) });
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { AuditActor } from '../../common/audit/audit-actor';
 import { REDACTED, sqlChanges, type AuditStatements } from '../../common/audit/audit-event';
 import { Prisma } from '../../generated/prisma/client';
+import { WebhooksAudit } from './webhooks.audit';
 
 const AUDITED_COLUMNS = ['url', 'event_types', 'description'] as const;
 
@@ -12,12 +13,12 @@ const AUDITED_COLUMNS = ['url', 'event_types', 'description'] as const;
  */
 export function endpointAuditEventInsert(
   audit: AuditStatements,
-  action: 'webhook_endpoint.created' | 'webhook_endpoint.deleted',
+  action: typeof WebhooksAudit.EndpointCreated | typeof WebhooksAudit.EndpointDeleted,
   rows: string,
   at: Date,
   actor: AuditActor,
 ): Prisma.Sql {
-  const created = action === 'webhook_endpoint.created';
+  const created = action === WebhooksAudit.EndpointCreated;
   const column = (name: string) => Prisma.raw(`${rows}.${name}`);
   const fields = Object.fromEntries(
     AUDITED_COLUMNS.map((name) => [name, created ? { old: null, new: column(name) } : { old: column(name), new: Prisma.raw('NULL::text') }]),

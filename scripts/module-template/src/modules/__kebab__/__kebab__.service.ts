@@ -15,6 +15,7 @@ import type { __Singular__PageDto } from './dto/__singular_kebab__-page.dto';
 import type { List__Plural__QueryDto } from './dto/list-__kebab__-query.dto';
 import { to__Singular__Dto, type __Singular__Row } from './__singular_kebab__.mapper';
 import { __Plural__Error } from './__kebab__.errors';
+import { __Plural__Audit } from './__kebab__.audit';
 
 const COLUMNS = Prisma.sql`id, name, seq, created_at AS "createdAt"`;
 
@@ -47,7 +48,7 @@ export class __Plural__Service {
           RETURNING ${COLUMNS}),
         ${this.audit.insertFrom({ actor, at: now }, Prisma.sql`changed`, {
           organizationId,
-          action: '__singular_snake__.created',
+          action: __Plural__Audit.Created,
           resourceId: Prisma.sql`changed.id::text`,
           changes: sqlChanges({ name: { old: null, new: Prisma.sql`changed.name` } }),
         })}

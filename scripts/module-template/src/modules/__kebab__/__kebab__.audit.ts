@@ -1,0 +1,6 @@
+import { defineAuditAction } from '../../common/audit/audit-actions';
+
+/** What the audit trail records of the __words__ (docs/audit.md): one constant per action the service writes. */
+export const __Plural__Audit = {
+  Created: defineAuditAction('__singular_snake__.created'),
+} as const;

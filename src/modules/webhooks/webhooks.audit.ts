@@ -1,0 +1,6 @@
+import { defineAuditAction } from '../../common/audit/audit-actions';
+
+export const WebhooksAudit = {
+  EndpointCreated: defineAuditAction('webhook_endpoint.created'),
+  EndpointDeleted: defineAuditAction('webhook_endpoint.deleted'),
+} as const;
