@@ -8,11 +8,17 @@ import { upload } from './support/uploads';
 import { ONE_PIXEL_PNG } from './support/images';
 import { buildZip, packageEntries } from './support/zip-builder';
 import { AuditPurger } from '../src/modules/audit-events/audit-purger';
+import { defineAuditAction } from '../src/common/audit/audit-actions';
 import { uuidV7 } from '../src/common/ids/uuid-v7';
 import { Prisma } from '../src/generated/prisma/client';
 
 const DEPARTMENTS = '/api/openapi/v1/departments';
 const suitePath = (id: string) => `/api/openapi/v1/expert-suites/${id}`;
+
+// Defined after the imports above have loaded the whole application, its DTOs declared, and before
+// the app starts and builds its OpenAPI document: as a module imported after the audit-events and
+// webhooks modules defines its actions.
+const late = defineAuditAction('late_gadget.created');
 
 type ListQuery = NonNullable<paths['/api/openapi/v1/audit-events']['get']['parameters']['query']>;
 
@@ -86,6 +92,29 @@ describe('audit events', () => {
       expect({ status: refused.response.status, code: refused.error?.code }).toEqual({ status: 403, code: 'INSUFFICIENT_SCOPE' });
       const reader = await createApiKey(context.database, one.organizationId, [AuditEventsScope.Read]);
       expect((await apiEvents(reader)).map((event) => event.changes.name?.new)).toEqual(['Mine']);
+    });
+
+    it("accepts an action defined after the audit and webhook DTOs were declared, in its filters and in event_types, and no undefined one", async () => {
+      const tenant = await createTenant(context.database);
+      const filtered = await list(tenant, { action: late as ListQuery['action'], resource_type: 'late_gadget' as ListQuery['resource_type'] });
+      expect({ status: filtered.response.status, items: filtered.data?.items }).toEqual({ status: 200, items: [] });
+      const undefinedAction = await list(tenant, { action: 'never_defined.created' as ListQuery['action'] });
+      expect({ status: undefinedAction.response.status, code: undefinedAction.error?.code, field: undefinedAction.error?.details?.field }).toEqual({
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        field: 'action',
+      });
+
+      const receiving = await startTestApp(context.database, { WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' });
+      try {
+        const subscribe = (eventTypes: string[]) =>
+          receiving.http().post('/api/openapi/v1/webhook-endpoints').set('Authorization', tenant.bearer).send({ url: 'http://127.0.0.1:9/hook', event_types: eventTypes });
+        expect((await subscribe([late])).status).toBe(201);
+        const refused = await subscribe(['never_defined.created']);
+        expect({ status: refused.status, code: refused.body.code, field: refused.body.details?.field }).toEqual({ status: 400, code: 'VALIDATION_FAILED', field: 'event_types' });
+      } finally {
+        await receiving.close();
+      }
     });
 
     it('pages newest first without gaps or repeats, and refuses a token of other filters', async () => {
