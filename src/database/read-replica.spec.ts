@@ -16,6 +16,7 @@ function server(name: string, answer: () => Promise<unknown[]>): SqlQueries & { 
       return answer() as Promise<T[]>;
     },
     execute: () => Promise.reject(new Error(`${name}: no writes here`)),
+    executeLast: () => Promise.reject(new Error(`${name}: no writes here`)),
   };
   return queries;
 }
