@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Database } from '../src/database/database';
 import { SqlTransactionTimeoutError } from '../src/database/sql-driver';
-import { DeadlineClient } from '../src/database/deadline-client';
 import { isUniqueViolation, violatedConstraint } from '../src/database/prisma-errors';
 import { databaseWait } from '../src/database/database-unavailable';
 import { TransactionHost } from '../src/database/transaction-host';
@@ -90,64 +89,6 @@ describe('Raw statements on the driver adapter (txHost.sql)', () => {
         }),
       ).rejects.toBe(failure);
       expect(await countOrganizationsNamed(name)).toBe(0n);
-    });
-
-    describe('whose last statement is sent with executeLast', () => {
-      const insertOrganization = (name: string) => Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`;
-
-      it('commits it with the rest, and on PostgreSQL sends it with the COMMIT in one query, its values written in', async () => {
-        const [first, last] = [`last-a-${randomUUID()}`, `last-b-'; --\\${randomUUID()}`];
-        const sent = jest.spyOn(DeadlineClient.prototype, 'query');
-        try {
-          await database.sql.transaction(async (sql) => {
-            await sql.execute(insertOrganization(first));
-            await sql.executeLast(insertOrganization(last));
-          });
-          if (database.kind === 'postgres') {
-            const texts = sent.mock.calls.map(([config]) => (typeof config === 'string' ? config : (config as { text: string }).text));
-            expect(texts.at(-1)).toMatch(/^INSERT INTO organizations .*;\nCOMMIT$/s);
-            expect(texts.filter((text) => /COMMIT/.test(text))).toHaveLength(1);
-          }
-        } finally {
-          sent.mockRestore();
-        }
-        expect(await countOrganizationsNamed(first)).toBe(1n);
-        expect(await countOrganizationsNamed(last)).toBe(1n);
-      });
-
-      it('rolls the whole transaction back when it fails, passes its error on, and leaves the connection usable', async () => {
-        // One connection, so that the statements after the failure run on the one that failed.
-        const single = await openTestDatabase(testConfig({ DATABASE_POOL_SIZE: 1 }));
-        try {
-          const tenant = await createTenant(single);
-          const name = `last-fails-${randomUUID()}`;
-          const department = Prisma.sql`INSERT INTO departments (id, organization_id, name, "order") VALUES (gen_random_uuid(), ${tenant.organizationId}::uuid, 'Twice', 1)`;
-          await single.sql.queries.execute(department);
-          const error: unknown = await single.sql
-            .transaction(async (sql) => {
-              await sql.execute(insertOrganization(name));
-              await sql.executeLast(department);
-            })
-            .catch((caught: unknown) => caught);
-          expect(isUniqueViolation(error)).toBe(true);
-          expect(await single.sql.queries.query(Prisma.sql`SELECT id FROM organizations WHERE name = ${name}`)).toEqual([]);
-          await single.sql.transaction(async (sql) => sql.executeLast(insertOrganization(name)));
-          expect(await single.sql.queries.query(Prisma.sql`SELECT count(*)::int AS count FROM organizations WHERE name = ${name}`)).toEqual([{ count: 1 }]);
-        } finally {
-          await single.close();
-        }
-      });
-
-      it('refuses a statement after it', async () => {
-        const name = `after-last-${randomUUID()}`;
-        await expect(
-          database.sql.transaction(async (sql) => {
-            await sql.executeLast(insertOrganization(name));
-            await sql.query(Prisma.sql`SELECT 1::int AS one`);
-          }),
-        ).rejects.toThrow(/after the transaction's last one/);
-        expect(await countOrganizationsNamed(name)).toBe(0n);
-      });
     });
 
     it('rolls back, as busy, work that outlasted the transaction timeout; on PostgreSQL without waiting for the statement', async () => {

@@ -19,13 +19,6 @@ describe('preparedStatementNames', () => {
     expect(nameOf(statement('SELECT 2'))).toBe('wsa_2');
   });
 
-  it('leaves a query of several statements with its values written in unnamed, and uses no name for it', () => {
-    const nameOf = preparedStatementNames(10)!;
-    expect(nameOf(statement(`UPDATE t SET a = 'x';\nCOMMIT`))).toBeUndefined();
-    expect(nameOf(statement('SELECT 1'))).toBe('wsa_1');
-    expect(nameOf({ sql: 'SELECT $1; ', args: [1], argTypes: [{ scalarType: 'int', arity: 'scalar' }] })).toBe('wsa_2');
-  });
-
   it('names nothing when the limit is 0', () => {
     expect(preparedStatementNames(0)).toBeUndefined();
   });

@@ -12,9 +12,6 @@ export function preparedStatementNames(limit: number): ((query: SqlQuery) => str
   if (limit === 0) return undefined;
   const names = new Map<string, string>();
   const nameOf = (query: SqlQuery): string | undefined => {
-    // A query of several statements (a transaction's last one with its COMMIT, its values written
-    // in) cannot be prepared, and its text is new every time.
-    if (query.args.length === 0 && query.sql.includes(';')) return undefined;
     let name = names.get(query.sql);
     if (name === undefined && names.size < limit) names.set(query.sql, (name = `wsa_${names.size + 1}`));
     return name;

@@ -16,7 +16,6 @@ function server(name: string, answer: () => Promise<unknown[]>): SqlQueries & { 
       return answer() as Promise<T[]>;
     },
     execute: () => Promise.reject(new Error(`${name}: no writes here`)),
-    executeLast: () => Promise.reject(new Error(`${name}: no writes here`)),
   };
   return queries;
 }

@@ -6,12 +6,6 @@ export interface SqlQueries {
   query<T>(statement: Prisma.Sql): Promise<T[]>;
   /** The number of rows the statement wrote. */
   execute(statement: Prisma.Sql): Promise<number>;
-  /**
-   * The transaction's last statement, whose row count nobody needs. In a SQL transaction on
-   * PostgreSQL it is held back and sent with the COMMIT, in one round trip (sql-driver.ts): its
-   * error then comes from the transaction, and no statement may follow it. Elsewhere it runs now.
-   */
-  executeLast(statement: Prisma.Sql): Promise<void>;
 }
 
 /** Statements through a Prisma client (inside one of its transactions, the transaction's client). */
@@ -19,7 +13,6 @@ export function clientQueries(client: Prisma.TransactionClient): SqlQueries {
   return {
     query: <T>(statement: Prisma.Sql) => client.$queryRaw<T[]>(statement),
     execute: (statement: Prisma.Sql) => client.$executeRaw(statement),
-    executeLast: async (statement: Prisma.Sql) => void (await client.$executeRaw(statement)),
   };
 }
 
@@ -32,7 +25,6 @@ export function adapterQueries(queryable: SqlQueryable): SqlQueries {
   return {
     query: async <T>(statement: Prisma.Sql) => rowsOf<T>(await queryable.queryRaw(toSqlQuery(statement))),
     execute: (statement: Prisma.Sql) => queryable.executeRaw(toSqlQuery(statement)),
-    executeLast: async (statement: Prisma.Sql) => void (await queryable.executeRaw(toSqlQuery(statement))),
   };
 }
 

@@ -88,16 +88,14 @@ export class IdempotencyStore {
   }
 
   /**
-   * Completes the record this transaction's claim inserted with the response, as the transaction's
-   * last statement: on PostgreSQL it goes with the COMMIT, one round trip fewer while the write's
-   * locks are held (docs/performance.md), so its row count is not read. It updates exactly the
-   * claimed record, which this transaction wrote and holds locked since the claim. Only columns no
+   * Completes the record this transaction's claim inserted with the response. Only columns no
    * index covers change, so PostgreSQL can update the row in place (a HOT update).
    */
   async save(apiKeyId: string, key: string, response: Omit<StoredResponse, 'fingerprint'>): Promise<void> {
-    await this.txHost.sql.executeLast(Prisma.sql`
+    const written = await this.txHost.sql.execute(Prisma.sql`
       UPDATE idempotency_records SET status_code = ${response.statusCode}, response_body = ${response.responseBody}
       WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND status_code = ${CLAIMED_STATUS}`);
+    if (written !== 1) throw new Error(`The idempotency record of the key claimed by this transaction was not found (${written} rows)`);
   }
 
   /**
