@@ -13,12 +13,12 @@ const AUDITED_COLUMNS = ['url', 'event_types', 'description'] as const;
  */
 export function endpointAuditEventInsert(
   audit: AuditStatements,
-  action: typeof WebhooksAudit.EndpointCreated | typeof WebhooksAudit.EndpointDeleted,
+  change: 'created' | 'deleted',
   rows: string,
   at: Date,
   actor: AuditActor,
 ): Prisma.Sql {
-  const created = action === WebhooksAudit.EndpointCreated;
+  const created = change === 'created';
   const column = (name: string) => Prisma.raw(`${rows}.${name}`);
   const fields = Object.fromEntries(
     AUDITED_COLUMNS.map((name) => [name, created ? { old: null, new: column(name) } : { old: column(name), new: Prisma.raw('NULL::text') }]),
@@ -31,7 +31,7 @@ export function endpointAuditEventInsert(
   return audit.insertFrom(
     { actor, at },
     Prisma.raw(rows),
-    { organizationId: column('organization_id'), action, resourceId: Prisma.sql`${column('id')}::text`, changes },
+    { organizationId: column('organization_id'), action: created ? WebhooksAudit.EndpointCreated : WebhooksAudit.EndpointDeleted, resourceId: Prisma.sql`${column('id')}::text`, changes },
     endpoints,
   );
 }

@@ -18,7 +18,6 @@ import { endpointAuditEventInsert } from './endpoint-audit-event';
 import { toWebhookDeliveryDto, toWebhookEndpointDto, type WebhookDeliveryRow, type WebhookEndpointRow } from './webhook-endpoint.mapper';
 import { newWebhookSecret } from './webhook-secret';
 import { checkWebhookUrl } from './webhook-url';
-import { WebhooksAudit } from './webhooks.audit';
 
 const ENDPOINT_COLUMNS = Prisma.sql`id, url, event_types AS "eventTypes", description, seq, created_at AS "createdAt"`;
 const DELIVERY_COLUMNS = Prisma.sql`d.id, d.event_id AS "eventId", e.action, d.status, d.attempts, d.last_attempt_at AS "lastAttemptAt",
@@ -48,7 +47,7 @@ export class WebhookEndpointsService {
         INSERT INTO webhook_endpoints (id, organization_id, url, event_types, description, secret, created_at)
         VALUES (${randomUUID()}::uuid, ${organizationId}::uuid, ${input.url}, ${input.event_types}::text[], ${input.description ?? null}, ${secret}, ${now})
         RETURNING id, organization_id, url, event_types, description, seq, created_at
-      ), ${endpointAuditEventInsert(this.audit, WebhooksAudit.EndpointCreated, 'endpoint', now, actor)}
+      ), ${endpointAuditEventInsert(this.audit, 'created', 'endpoint', now, actor)}
       SELECT ${ENDPOINT_COLUMNS} FROM endpoint`);
     return { ...toWebhookEndpointDto(row), secret };
   }
@@ -83,7 +82,7 @@ export class WebhookEndpointsService {
       WITH removed AS (
         DELETE FROM webhook_endpoints WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid
         RETURNING id, organization_id, url, event_types, description
-      ), ${endpointAuditEventInsert(this.audit, WebhooksAudit.EndpointDeleted, 'removed', this.clock.now(), actor)}
+      ), ${endpointAuditEventInsert(this.audit, 'deleted', 'removed', this.clock.now(), actor)}
       SELECT id FROM removed`);
     if (rows.length === 0) throw endpointNotFound(id);
   }
