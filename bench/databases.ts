@@ -38,7 +38,7 @@ export function databaseUrl(serverUrl: string, database: string): string {
   return url.toString();
 }
 
-async function withClient<T>(connectionString: string, work: (client: Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(connectionString: string, work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString });
   await client.connect();
   try {

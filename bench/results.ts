@@ -8,6 +8,7 @@ export interface Run {
   pair: number;
   load: LoadResult;
   cpuUsPerRequest: number;
+  databaseCpuUsPerRequest: number;
 }
 
 export interface ScenarioRuns {
@@ -23,6 +24,8 @@ export interface SideSummary {
   p50Ms: number;
   p99Ms: number;
   cpuUsPerRequest: number;
+  /** PostgreSQL's backends serving the side's database (NaN when PostgreSQL is not on this machine). */
+  databaseCpuUsPerRequest: number;
   /** Summed over the measured runs, like errors. */
   non2xx: number;
   errors: number;
@@ -39,6 +42,7 @@ export interface ScenarioSummary {
   throughputRatio: number;
   p99Ratio: number;
   cpuRatio: number;
+  databaseCpuRatio: number;
   error?: string;
 }
 
@@ -74,6 +78,7 @@ export function summarize(outcome: ScenarioRuns): ScenarioSummary {
       p50Ms: median(runs.map((run) => run.load.p50Ms)),
       p99Ms: median(runs.map((run) => run.load.p99Ms)),
       cpuUsPerRequest: median(runs.map((run) => run.cpuUsPerRequest)),
+      databaseCpuUsPerRequest: median(runs.map((run) => run.databaseCpuUsPerRequest)),
       non2xx: runs.reduce((sum, run) => sum + run.load.non2xx, 0),
       errors: runs.reduce((sum, run) => sum + run.load.errors, 0),
       rssAfterMiB: outcome.rssAfterMiB[name] ?? NaN,
@@ -95,6 +100,7 @@ export function summarize(outcome: ScenarioRuns): ScenarioSummary {
     throughputRatio: ratio((run) => run.load.requestsPerSecond),
     p99Ratio: ratio((run) => run.load.p99Ms),
     cpuRatio: ratio((run) => run.cpuUsPerRequest),
+    databaseCpuRatio: ratio((run) => run.databaseCpuUsPerRequest),
     error: outcome.error,
   };
 }

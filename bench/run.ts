@@ -7,7 +7,7 @@ import { ratioChart } from './chart';
 import { databaseUrl, dropDatabase, makeFixture, serverVersion, type Fixture } from './databases';
 import { measureEmbedded } from './embedded';
 import { describeMachine, gitCommit, packageVersions, shippedStartCommand } from './environment';
-import { measure } from './measure';
+import { measure, type ServerDatabase } from './measure';
 import { compareAnswers } from './parity';
 import { memory } from './proc-stats';
 import { startPgBouncer, type PgBouncer } from './pooler';
@@ -79,7 +79,7 @@ async function main(): Promise<number> {
     parityDifferences = await compareAnswers(servers.service.baseUrl, servers.lean.baseUrl, fixture);
     for (const difference of parityDifferences) console.log(`parity: ${difference}`);
     for (const scenario of settings.scenarios) {
-      const outcome = await runScenario(scenario, servers, fixture, settings);
+      const outcome = await runScenario(scenario, servers, fixture, settings, (side) => ({ serverUrl: settings.postgresUrl, database: databases[side] }));
       if (outcome.error) failures.push(`${scenario}: ${outcome.error}`);
       outcomes.push(outcome);
     }
@@ -128,17 +128,20 @@ function checkout(directory: string): { root: string; migrate: string } {
 /** The before/after table of a BENCH_AGAINST run: this checkout / the other, medians of the pairs' ratios. */
 function printComparison(summaries: ScenarioSummary[], against: string, failures: string[]): number {
   console.log(`\nthis checkout / ${against} (medians of per-pair ratios)`);
-  console.log('scenario          req/s ratio  CPU µs/req (this / other)  CPU ratio  p99 ratio');
+  console.log('scenario          req/s ratio  CPU µs/req (this / other)  CPU ratio  PostgreSQL µs/req (this / other)  PostgreSQL ratio  p99 ratio');
   for (const s of summaries) {
     const cpu = `${s.service.cpuUsPerRequest.toFixed(0)} / ${s.lean.cpuUsPerRequest.toFixed(0)}`;
-    console.log(`${s.scenario.padEnd(17)} ${s.throughputRatio.toFixed(2).padStart(11)}  ${cpu.padStart(25)}  ${s.cpuRatio.toFixed(2).padStart(9)}  ${s.p99Ratio.toFixed(2).padStart(9)}`);
+    const database = `${s.service.databaseCpuUsPerRequest.toFixed(0)} / ${s.lean.databaseCpuUsPerRequest.toFixed(0)}`;
+    console.log(
+      `${s.scenario.padEnd(17)} ${s.throughputRatio.toFixed(2).padStart(11)}  ${cpu.padStart(25)}  ${s.cpuRatio.toFixed(2).padStart(9)}  ${database.padStart(32)}  ${s.databaseCpuRatio.toFixed(2).padStart(16)}  ${s.p99Ratio.toFixed(2).padStart(9)}`,
+    );
   }
   for (const failure of failures) console.log(`FAILED ${failure}`);
   return failures.length === 0 ? 0 : 1;
 }
 
 /** A warm-up run on each side, then pairs of measured runs, alternating which side goes first. */
-async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fixture, settings: Settings): Promise<ScenarioRuns> {
+async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fixture, settings: Settings, database: (side: Side) => ServerDatabase): Promise<ScenarioRuns> {
   const outcome: ScenarioRuns = { scenario, runs: [], rssAfterMiB: {} };
   // Each create run gets its own organization (the same one on both sides), so that every run
   // starts from no siblings: max(order) over a growing sibling list would favour the slower side.
@@ -155,11 +158,11 @@ async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fi
     for (const side of SIDES) await measure(servers[side], job(side, -1, settings.warmupSeconds), SCRIPTS.load);
     for (let pair = 0; pair < settings.pairs; pair++) {
       for (const side of pair % 2 === 0 ? SIDES : [...SIDES].reverse()) {
-        const run = { side, pair, ...(await measure(servers[side], job(side, pair, settings.durationSeconds), SCRIPTS.load)) };
+        const run = { side, pair, ...(await measure(servers[side], job(side, pair, settings.durationSeconds), SCRIPTS.load, database(side))) };
         outcome.runs.push(run);
         const { load } = run;
         console.log(
-          `${scenario.padEnd(13)} pair ${pair + 1} ${side.padEnd(8)} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  ${run.cpuUsPerRequest.toFixed(0)} µs CPU/req  non-2xx ${load.non2xx}  errors ${load.errors}`,
+          `${scenario.padEnd(13)} pair ${pair + 1} ${side.padEnd(8)} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  ${run.cpuUsPerRequest.toFixed(0)} µs CPU/req  PostgreSQL ${run.databaseCpuUsPerRequest.toFixed(0)} µs/req  non-2xx ${load.non2xx}  errors ${load.errors}`,
         );
       }
     }
