@@ -1,13 +1,14 @@
 /**
  * The targets of issue 9, in one place (2 cores, PostgreSQL, 32 connections, median over pairs).
- * Ratios are service / lean baseline, pair by pair; memory is VmHWM in MiB (kB / 1024).
+ * Ratios are service / lean baseline, pair by pair; memory is VmHWM in MiB (kB / 1024). The
+ * service's peak RSS over the benchmark has no number of its own: it must stay at or below the
+ * lean baseline's, measured on the same Node in the same run (decided on issue 9's memory question).
  */
 export const TARGETS = {
   minThroughputRatio: 0.6,
   maxP99Ratio: 2,
   maxCpuPerRequestRatio: 2,
   maxNon2xx: 0,
-  maxServicePeakRssMiB: 150,
   maxEmbeddedPeakRssMiB: 400,
   maxEmbeddedReadySeconds: 10,
 } as const;
