@@ -79,7 +79,11 @@ const onPostgres = testDatabaseUrl() !== undefined;
   });
 
   it('queues requests when every pooled connection is busy instead of calling the database unreachable', async () => {
-    const small = await startTestApp(database, { DATABASE_POOL_SIZE: 2 });
+    // The pool is the database's, so a small one of its own; its wait is long enough for all 150 on
+    // a slow machine (the wait's bound is the next test's).
+    const settings = { DATABASE_POOL_SIZE: 2, DATABASE_POOL_TIMEOUT_MS: 30_000 };
+    const smallPool = await openTestDatabase(testConfig(settings));
+    const small = await startTestApp(smallPool, settings);
     try {
       const run = randomUUID().slice(0, 8);
       const responses = await Promise.all(
@@ -90,6 +94,7 @@ const onPostgres = testDatabaseUrl() !== undefined;
       expect(responses.map((response) => response.status)).toEqual(Array(150).fill(201));
     } finally {
       await small.close();
+      await smallPool.close();
     }
   });
 

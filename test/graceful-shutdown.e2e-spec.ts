@@ -6,6 +6,12 @@ import { createTenant, openTestDatabase, testDatabaseUrl, type TestTenant } from
 
 const distMain = join(__dirname, '..', 'dist', 'src', 'main.js');
 const onPostgres = testDatabaseUrl() !== undefined;
+// The 120 creates queue on their organization's order counter, one at a time: on a slow machine the
+// last waits longer than the default statement and pool deadlines (5 s), which lock-waits and
+// database-faults test. Here they are raised so that only draining decides the answers; and the
+// delay is 5 s so that, on a loaded machine, the requests sent 150 ms after the signal still
+// arrive within it (with 2 s, one of them was reset on a loaded 2-core machine).
+const QUEUE_WITHOUT_DEADLINES = { DATABASE_STATEMENT_TIMEOUT_MS: '15000', DATABASE_POOL_TIMEOUT_MS: '15000' };
 
 interface Answer {
   status: number;
@@ -37,7 +43,7 @@ function send(port: number, agent: Agent, method: string, path: string, headers:
 
   it('turns readiness 503, still serves new connections during the delay, finishes every request in flight and exits 0', async () => {
     const child: ChildProcess = spawn('node', [distMain], {
-      env: { ...process.env, DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'log', SHUTDOWN_DELAY_MS: '2000', SHUTDOWN_TIMEOUT_MS: '20000', RATE_LIMIT_PER_MINUTE: '0' },
+      env: { ...process.env, DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'log', SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_TIMEOUT_MS: '20000', RATE_LIMIT_PER_MINUTE: '0', ...QUEUE_WITHOUT_DEADLINES },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
