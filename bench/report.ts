@@ -1,5 +1,5 @@
 import type { Machine } from './environment';
-import { mib, ratio, type Check, type EmbeddedResult, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
+import { microseconds, mib, ratio, type Check, type EmbeddedResult, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
 import { SCENARIOS } from './scenarios';
 import type { Settings } from './settings';
 
@@ -93,7 +93,7 @@ export function markdown(report: Report): string {
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---|',
     ...report.outcomes.flatMap((outcome) =>
       outcome.runs.map((run) =>
-        `| ${outcome.scenario} | ${run.pair + 1} | ${run.side} | ${run.load.requestsPerSecond.toFixed(0)} | ${run.load.p50Ms} | ${run.load.p99Ms} | ${run.cpuUsPerRequest.toFixed(0)} | ${Number.isFinite(run.databaseCpuUsPerRequest) ? run.databaseCpuUsPerRequest.toFixed(0) : 'n/a'} | ${run.load.non2xx + run.load.errors} | ${Object.entries(run.load.statusCounts).map(([status, count]) => `${status}×${count}`).join(' ')} |`,
+        `| ${outcome.scenario} | ${run.pair + 1} | ${run.side} | ${run.load.requestsPerSecond.toFixed(0)} | ${run.load.p50Ms} | ${run.load.p99Ms} | ${run.cpuUsPerRequest.toFixed(0)} | ${microseconds(run.databaseCpuUsPerRequest)} | ${run.load.non2xx + run.load.errors} | ${Object.entries(run.load.statusCounts).map(([status, count]) => `${status}×${count}`).join(' ')} |`,
       ),
     ),
     '',

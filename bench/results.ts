@@ -163,6 +163,11 @@ export function ratio(value: number): string {
   return Number.isFinite(value) ? value.toFixed(2) : 'n/a';
 }
 
+/** A CPU time per request, or n/a where it could not be measured (PostgreSQL on another machine). */
+export function microseconds(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(0) : 'n/a';
+}
+
 export function mib(value: number): string {
   return Number.isFinite(value) ? `${Math.round(value)} MiB` : 'n/a';
 }

@@ -14,7 +14,7 @@ import { startPgBouncer, type PgBouncer } from './pooler';
 import { startServer, type ServerProcess } from './processes';
 import { markdown } from './report';
 import { prepareDatabase, startService } from './service';
-import { checkTargets, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
+import { checkTargets, microseconds, ratio, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
 import type { LoadJob, ScenarioName } from './scenarios';
 import { readSettings, type Settings } from './settings';
 
@@ -131,9 +131,9 @@ function printComparison(summaries: ScenarioSummary[], against: string, failures
   console.log('scenario          req/s ratio  CPU µs/req (this / other)  CPU ratio  PostgreSQL µs/req (this / other)  PostgreSQL ratio  p99 ratio');
   for (const s of summaries) {
     const cpu = `${s.service.cpuUsPerRequest.toFixed(0)} / ${s.lean.cpuUsPerRequest.toFixed(0)}`;
-    const database = `${s.service.databaseCpuUsPerRequest.toFixed(0)} / ${s.lean.databaseCpuUsPerRequest.toFixed(0)}`;
+    const database = `${microseconds(s.service.databaseCpuUsPerRequest)} / ${microseconds(s.lean.databaseCpuUsPerRequest)}`;
     console.log(
-      `${s.scenario.padEnd(17)} ${s.throughputRatio.toFixed(2).padStart(11)}  ${cpu.padStart(25)}  ${s.cpuRatio.toFixed(2).padStart(9)}  ${database.padStart(32)}  ${s.databaseCpuRatio.toFixed(2).padStart(16)}  ${s.p99Ratio.toFixed(2).padStart(9)}`,
+      `${s.scenario.padEnd(17)} ${s.throughputRatio.toFixed(2).padStart(11)}  ${cpu.padStart(25)}  ${s.cpuRatio.toFixed(2).padStart(9)}  ${database.padStart(32)}  ${ratio(s.databaseCpuRatio).padStart(16)}  ${s.p99Ratio.toFixed(2).padStart(9)}`,
     );
   }
   for (const failure of failures) console.log(`FAILED ${failure}`);
@@ -162,7 +162,7 @@ async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fi
         outcome.runs.push(run);
         const { load } = run;
         console.log(
-          `${scenario.padEnd(13)} pair ${pair + 1} ${side.padEnd(8)} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  ${run.cpuUsPerRequest.toFixed(0)} µs CPU/req  PostgreSQL ${run.databaseCpuUsPerRequest.toFixed(0)} µs/req  non-2xx ${load.non2xx}  errors ${load.errors}`,
+          `${scenario.padEnd(13)} pair ${pair + 1} ${side.padEnd(8)} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  ${run.cpuUsPerRequest.toFixed(0)} µs CPU/req  PostgreSQL ${microseconds(run.databaseCpuUsPerRequest)} µs/req  non-2xx ${load.non2xx}  errors ${load.errors}`,
         );
       }
     }
