@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
+import { Webhook } from 'standardwebhooks';
 import { CLI_ACTOR } from '../src/common/audit/audit-actor';
 import type { AuditAction } from '../src/common/audit/audit-actions';
 import { AuditStatements } from '../src/common/audit/audit-event';
@@ -20,6 +21,7 @@ const PATH = '/api/openapi/v1/webhook-endpoints';
 const FAST: Partial<AppConfig> = {
   WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
   WEBHOOK_RETRY_SCHEDULE: '300ms,300ms',
+  WEBHOOK_ENDPOINT_BACKOFF: '300ms',
   WEBHOOK_POLL_INTERVAL_MS: 100,
   WEBHOOK_CONNECT_TIMEOUT_MS: 60_000,
   WEBHOOK_RESPONSE_TIMEOUT_MS: 60_000,
@@ -136,6 +138,31 @@ describe('webhooks', () => {
         reason,
       });
       expect((await app.http().get(PATH).set('Authorization', tenant.bearer)).body.items).toEqual([]);
+    });
+
+    it('keeps an organization at WEBHOOK_ENDPOINTS_PER_ORGANIZATION endpoints, with 30 creates at once on two instances', async () => {
+      const tenant = await createTenant(database);
+      const other = await createTenant(database);
+      const creates = Array.from({ length: 30 }, (_, index) =>
+        [app, otherApp][index % 2].http().post(PATH).set('Authorization', tenant.bearer).send({ url: receiverUrl, event_types: ['api_key.revoked'] }),
+      );
+      const answers = await Promise.all(creates);
+      expect(answers.filter((answer) => answer.status === 201)).toHaveLength(20);
+      const refused = answers.filter((answer) => answer.status !== 201);
+      expect(refused).toHaveLength(10);
+      for (const answer of refused) {
+        expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 422, code: 'WEBHOOK_ENDPOINT_LIMIT_REACHED' });
+        expect(answer.body.detail).toContain('20 webhook endpoints');
+      }
+      const [{ endpoints, events }] = await database.prisma.$queryRaw<{ endpoints: bigint; events: bigint }[]>`
+        SELECT (SELECT count(*) FROM webhook_endpoints WHERE organization_id = ${tenant.organizationId}::uuid) AS endpoints,
+          (SELECT count(*) FROM audit_events WHERE organization_id = ${tenant.organizationId}::uuid AND action = 'webhook_endpoint.created') AS events`;
+      expect({ endpoints, events }).toEqual({ endpoints: 20n, events: 20n });
+      // Another organization is not limited by this one's endpoints; a deleted endpoint frees its place.
+      await newEndpoint(other);
+      const removed = await app.http().delete(`${PATH}/${answers.find((answer) => answer.status === 201)!.body.id}`).set('Authorization', tenant.bearer);
+      expect(removed.status).toBe(204);
+      expect((await app.http().post(PATH).set('Authorization', tenant.bearer).send({ url: receiverUrl, event_types: ['*'] })).status).toBe(201);
     });
 
     it("hides another organization's endpoints and deliveries, and needs the webhooks scope", async () => {
@@ -270,6 +297,37 @@ describe('webhooks', () => {
       await until(() => receiver.received.length >= 1);
       expect(receiver.received[0].verifiedBy).toEqual([0, 1]);
       expect(receiver.received[0].signature.split(' ')).toHaveLength(2);
+    });
+
+    it('audits a secret rotation, with both secrets redacted, and delivers the event to subscribers, signed by the new secret too', async () => {
+      const tenant = await createTenant(database);
+      const endpoint = await newEndpoint(tenant, ['webhook_endpoint.secret_rotated']);
+      const rotated = await app.http().post(`${PATH}/${endpoint.id}/rotate-secret`).set('Authorization', tenant.bearer).set('X-Request-Id', 'rotate-1');
+      expect(rotated.status).toBe(200);
+      const events = await app.http().get('/api/openapi/v1/audit-events').query({ action: 'webhook_endpoint.secret_rotated' }).set('Authorization', tenant.bearer);
+      expect(events.status).toBe(200);
+      expect(events.body.items).toEqual([
+        expect.objectContaining({
+          action: 'webhook_endpoint.secret_rotated',
+          resource_type: 'webhook_endpoint',
+          resource_id: endpoint.id,
+          actor: { type: 'api_key', api_key_id: tenant.apiKeyId },
+          request_id: 'rotate-1',
+          changes: { secret: { old: 'redacted', new: 'redacted' } },
+        }),
+      ]);
+      expect(JSON.stringify(events.body)).not.toContain('whsec_');
+      await until(() => receiver.received.length >= 1);
+      const [webhook] = receiver.received;
+      expect(webhook.payload).toEqual(expect.objectContaining({ type: 'webhook_endpoint.secret_rotated' }));
+      const headers = { 'webhook-id': webhook.id, 'webhook-timestamp': webhook.timestamp, 'webhook-signature': webhook.signature };
+      expect(() => new Webhook(rotated.body.secret).verify(webhook.body, headers)).not.toThrow();
+      // Another organization's endpoint cannot be rotated, and the refusal writes no event.
+      const other = await createTenant(database);
+      expect((await app.http().post(`${PATH}/${endpoint.id}/rotate-secret`).set('Authorization', other.bearer)).status).toBe(404);
+      const [{ count }] = await database.prisma.$queryRaw<{ count: bigint }[]>`
+        SELECT count(*) FROM audit_events WHERE action = 'webhook_endpoint.secret_rotated' AND resource_id = ${endpoint.id}`;
+      expect(count).toBe(1n);
     });
 
     it('pages through the deliveries of an endpoint, newest first', async () => {

@@ -452,6 +452,33 @@ export class AppConfig {
   WEBHOOK_WORKER_CONCURRENCY = 16;
 
   /**
+   * Webhook deliveries of one organization that one instance sends at once, of its
+   * WEBHOOK_WORKER_CONCURRENCY: the rest stay free for other organizations, so that one
+   * organization's backlog or slow receivers cannot hold up another's deliveries.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  WEBHOOK_ORGANIZATION_CONCURRENCY = 4;
+
+  /**
+   * How long an endpoint whose receiver failed is left alone, with all its deliveries, after 1, 2, …
+   * failed attempts in a row (the last wait repeats), each ±10 %; then one delivery probes it, and
+   * its first success lets the others through again. Same format as WEBHOOK_RETRY_SCHEDULE.
+   * @example 5s,30s,2m,5m
+   */
+  @IsRetrySchedule()
+  WEBHOOK_ENDPOINT_BACKOFF = '5s,30s,2m,5m';
+
+  /** Webhook endpoints one organization may have; creating one more is 422 WEBHOOK_ENDPOINT_LIMIT_REACHED. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_ENDPOINTS_PER_ORGANIZATION = 20;
+
+  /**
    * The waits between the attempts of a webhook delivery, comma-separated, each a number with `ms`,
    * `s`, `m` or `h`: a failed first attempt is retried after the first wait, and so on; after the
    * last, the delivery is failed. Each wait gets ±10 % jitter. The default is Standard Webhooks' (Svix's) schedule.
@@ -471,6 +498,11 @@ export class AppConfig {
   /** WEBHOOK_RETRY_SCHEDULE in milliseconds. */
   get webhookRetryDelaysMs(): number[] {
     return retryScheduleMs(this.WEBHOOK_RETRY_SCHEDULE);
+  }
+
+  /** WEBHOOK_ENDPOINT_BACKOFF in milliseconds. */
+  get webhookEndpointBackoffMs(): number[] {
+    return retryScheduleMs(this.WEBHOOK_ENDPOINT_BACKOFF);
   }
 
   get usesEmbeddedDatabase(): boolean {

@@ -9,11 +9,19 @@ import { Prisma } from '../generated/prisma/client';
 export const RowLock = {
   /** Writers of one row queue here, on every instance, until the holder's transaction ends. */
   forUpdate: Prisma.raw('FOR UPDATE'),
+  /**
+   * Writers of what belongs to the row (an organization's webhook endpoints, under their limit) queue
+   * here, while inserts whose foreign key points at the row (FOR KEY SHARE) go on.
+   */
+  forNoKeyUpdate: Prisma.raw('FOR NO KEY UPDATE'),
   /** A reader keeps the row from being deleted or changed until its transaction ends (a FOR UPDATE waits for it). */
   forShare: Prisma.raw('FOR SHARE'),
   /**
    * Batch jobs: each takes only rows nobody holds, so instances running the same job at once take
    * disjoint rows and never wait on each other or on a request. `of` names the table to lock in a join.
+   * Work queues (the webhook outbox) lease what they skip-lock in a statement that commits at once:
+   * the lease it writes, not a held row lock, keeps other instances off the row while the work runs
+   * outside any transaction, and a claimer that dies leaves a lease that expires.
    */
   forUpdateSkipLocked: (of?: string) => Prisma.raw(of === undefined ? 'FOR UPDATE SKIP LOCKED' : `FOR UPDATE OF ${of} SKIP LOCKED`),
 };
@@ -30,15 +38,4 @@ export async function withSessionAdvisoryLock<T>(client: { query(text: string, v
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [id]);
   }
-}
-
-/**
- * Work queues (the webhook outbox): claims up to `limit` rows of `table` that match `due`, in the
- * order of `orderBy`, skipping rows another claimer holds, as the subquery of the UPDATE that leases
- * them (`UPDATE … FROM (${claimDue(…)}) due WHERE t.id = due.id`). Run on its own, the claim commits
- * at once: the lease written by the UPDATE, not a held row lock, keeps other instances off the row
- * while the work runs outside any transaction, and a claimer that dies leaves a lease that expires.
- */
-export function claimDue(table: string, due: Prisma.Sql, orderBy: string, limit: number): Prisma.Sql {
-  return Prisma.sql`SELECT id FROM ${Prisma.raw(table)} WHERE ${due} ORDER BY ${Prisma.raw(orderBy)} LIMIT ${limit} ${RowLock.forUpdateSkipLocked()}`;
 }

@@ -5,8 +5,8 @@ import { AppConfig } from '../../config/app-config';
 import { DatabaseNotifications } from '../../database/database-notifications';
 import type { NotificationSubscription } from '../../database/notifications';
 import { toAuditEventDto } from '../audit-events/audit-event.mapper';
-import { DeliveryOutbox, type AttemptOutcome, type ClaimedDelivery } from './delivery-outbox';
-import { retryDelayMs } from './retry-policy';
+import { DeliveryOutbox, type AttemptOutcome, type ClaimedDelivery, type EndpointBackoff } from './delivery-outbox';
+import { jitterFactor, retryDelayMs } from './retry-policy';
 import { WebhookMetrics } from './webhook-metrics';
 import { webhookSignature } from './webhook-secret';
 import { WebhookSender, type AttemptResult } from './webhook-sender';
@@ -16,9 +16,11 @@ const LEASE_MARGIN_MS = 10_000;
 
 /**
  * Delivers the webhook outbox, on every instance (docs/webhooks.md). Woken by NOTIFY when an event
- * is queued (on every instance, the writing one included), by a poll as a fallback and for retries,
- * and by a finished attempt while the last claim was full. Each claim leases due deliveries in one
- * statement (FOR UPDATE SKIP LOCKED, so instances take disjoint rows); the POST runs outside any
+ * is queued (on every instance, the writing one included), by a poll as a fallback and for retries
+ * and backoffs that end, and by a finished attempt that may have left more behind (the last claim
+ * was full, or its organization had used its share). Each claim leases due deliveries in one
+ * statement (FOR UPDATE SKIP LOCKED, so instances take disjoint rows), at most
+ * WEBHOOK_ORGANIZATION_CONCURRENCY under way per organization here; the POST runs outside any
  * transaction; the outcome is recorded only under the attempt's own lease.
  */
 @Injectable()
@@ -26,6 +28,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly logger = new Logger('WebhookDelivery');
   private readonly sender: WebhookSender;
   private readonly inFlight = new Map<string, AbortController>();
+  /** Deliveries under way here by organization, none at 0. */
+  private readonly inFlightByOrganization = new Map<string, number>();
+  /** Organizations that had used their share when last claimed for: a finished attempt of theirs may free a due delivery. */
+  private readonly saturated = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
   private subscription?: NotificationSubscription;
   private pollTimer?: NodeJS.Timeout;
@@ -107,24 +113,39 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       try {
         const now = this.clock.now();
         const leaseMs = this.config.WEBHOOK_CONNECT_TIMEOUT_MS + this.config.WEBHOOK_RESPONSE_TIMEOUT_MS + LEASE_MARGIN_MS;
-        claimed = await this.outbox.claim(now, new Date(now.getTime() + leaseMs), free);
+        claimed = await this.outbox.claim({
+          now,
+          leaseUntil: new Date(now.getTime() + leaseMs),
+          limit: free,
+          organizationShare: this.config.WEBHOOK_ORGANIZATION_CONCURRENCY,
+          inFlight: this.inFlightByOrganization,
+        });
       } catch (error) {
         this.logFailure('claiming due deliveries', error);
         return;
       }
       this.lastClaimFull = claimed.length === free;
       for (const delivery of claimed) this.start(delivery);
+      this.saturated.clear();
+      for (const [organizationId, count] of this.inFlightByOrganization) {
+        if (count >= this.config.WEBHOOK_ORGANIZATION_CONCURRENCY) this.saturated.add(organizationId);
+      }
       if (this.lastClaimFull) this.wakeAgain = true;
     } while (this.wakeAgain && !this.stopping);
   }
 
   private start(delivery: ClaimedDelivery): void {
     const controller = new AbortController();
+    const organizationId = delivery.organizationId;
     this.inFlight.set(delivery.id, controller);
+    this.inFlightByOrganization.set(organizationId, (this.inFlightByOrganization.get(organizationId) ?? 0) + 1);
     const attempt = this.attempt(delivery, controller.signal).finally(() => {
       this.inFlight.delete(delivery.id);
+      const left = this.inFlightByOrganization.get(organizationId)! - 1;
+      if (left === 0) this.inFlightByOrganization.delete(organizationId);
+      else this.inFlightByOrganization.set(organizationId, left);
       this.attempts.delete(attempt);
-      if (this.lastClaimFull) this.wake();
+      if (this.lastClaimFull || this.saturated.delete(organizationId)) this.wake();
     });
     this.attempts.add(attempt);
   }
@@ -150,7 +171,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     );
     const outcome = signal.aborted ? ({ kind: 'released' } as const) : this.outcomeOf(delivery, result);
     try {
-      const recorded = await this.outbox.record(delivery, outcome, this.clock.now());
+      const recorded = await this.outbox.record(delivery, outcome, this.clock.now(), this.endpointBackoff());
       if (recorded && outcome.kind !== 'released') this.metrics.attempted(outcome.kind === 'retry' ? 'retried' : outcome.kind);
     } catch (error) {
       // The lease expires and the delivery is attempted again.
@@ -163,6 +184,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const wait = retryDelayMs(delivery.attempts, this.config.webhookRetryDelaysMs);
     if (wait === undefined) return { kind: 'failed', status: result.status, error: result.error };
     return { kind: 'retry', status: result.status, error: result.error, nextAttemptAt: new Date(this.clock.now().getTime() + wait) };
+  }
+
+  private endpointBackoff(): EndpointBackoff {
+    return { waitsMs: this.config.webhookEndpointBackoffMs, jitter: jitterFactor() };
   }
 
   /** At most one line every 10 s while the database is away. */

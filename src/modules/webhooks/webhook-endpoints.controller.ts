@@ -13,6 +13,7 @@ import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { WebhookPageQueryDto } from './dto/page-query.dto';
 import { WebhookDeliveryDto, WebhookDeliveryPageDto } from './dto/webhook-delivery.dto';
 import { CreatedWebhookEndpointDto, RotatedSecretDto, WebhookEndpointDto, WebhookEndpointPageDto } from './dto/webhook-endpoint.dto';
+import { WebhooksError } from './webhooks.errors';
 import { WebhooksScope } from './webhooks.scopes';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -35,7 +36,8 @@ export class WebhookEndpointsController {
     description:
       'Registers a URL that receives the organization\'s audit events of the given types as Standard Webhooks ' +
       '(docs/webhooks.md). The answer carries the signing secret, shown only this once. Writes the audit event ' +
-      '`webhook_endpoint.created`, delivered to the new endpoint too when it subscribes to it.',
+      '`webhook_endpoint.created`, delivered to the new endpoint too when it subscribes to it. An organization has at most ' +
+      'WEBHOOK_ENDPOINTS_PER_ORGANIZATION endpoints (20 unless the operator set another number).',
   })
   @ApiJsonBody(CreateWebhookEndpointDto, {
     everything: { summary: 'Every event type', value: { url: 'https://hooks.example.com/workspace-admin', event_types: ['*'], description: 'HR sync' } },
@@ -45,7 +47,7 @@ export class WebhookEndpointsController {
   @ApiErrorResponses([
     ErrorCode.VALIDATION_FAILED,
     'A body value breaks its schema (a url that is not https or names a private address, an unknown event type, a repeated one), or an unknown field was sent; details names the first failing field.',
-  ])
+  ], [WebhooksError.WEBHOOK_ENDPOINT_LIMIT_REACHED, 'The organization has as many endpoints as it may have (WEBHOOK_ENDPOINTS_PER_ORGANIZATION); delete one first.'])
   create(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: AuditActor, @Body() body: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpointDto> {
     return this.endpoints.create(principal.organizationId, actor, body);
   }
@@ -99,13 +101,18 @@ export class WebhookEndpointsController {
     summary: 'Rotate webhook secret',
     description:
       'Replaces the signing secret and answers the new one, shown only this once. For 24 hours every delivery carries two ' +
-      'signatures, one by each secret, so receivers can switch without missing one; a secret rotated out earlier stops signing at once.',
+      'signatures, one by each secret, so receivers can switch without missing one; a secret rotated out earlier stops signing at once. ' +
+      'Writes the audit event `webhook_endpoint.secret_rotated` (the secrets show only as `redacted`).',
   })
   @ApiParam({ name: 'endpoint_id', format: 'uuid', description: 'Identifier of the endpoint (any case).' })
   @ApiOkResponse({ type: RotatedSecretDto, description: 'The new secret.', headers: IDEMPOTENT_SUCCESS_HEADERS })
   @ApiErrorResponses([ErrorCode.VALIDATION_FAILED, 'endpoint_id is not a uuid.'], [ErrorCode.NOT_FOUND, 'The organization has no webhook endpoint with this id.'])
-  rotateSecret(@CurrentPrincipal() principal: Principal, @Param('endpoint_id', UuidParamPipe) id: string): Promise<RotatedSecretDto> {
-    return this.endpoints.rotateSecret(principal.organizationId, id);
+  rotateSecret(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentActor() actor: AuditActor,
+    @Param('endpoint_id', UuidParamPipe) id: string,
+  ): Promise<RotatedSecretDto> {
+    return this.endpoints.rotateSecret(principal.organizationId, actor, id);
   }
 
   @Get(':endpoint_id/deliveries')

@@ -13,11 +13,14 @@ import type { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto
 import type { WebhookPageQueryDto } from './dto/page-query.dto';
 import type { WebhookDeliveryDto, WebhookDeliveryPageDto } from './dto/webhook-delivery.dto';
 import type { CreatedWebhookEndpointDto, RotatedSecretDto, WebhookEndpointDto, WebhookEndpointPageDto } from './dto/webhook-endpoint.dto';
-import { AuditStatements } from '../../common/audit/audit-event';
+import { AuditStatements, REDACTED } from '../../common/audit/audit-event';
+import { RowLock } from '../../database/locks';
 import { endpointAuditEventInsert } from './endpoint-audit-event';
 import { toWebhookDeliveryDto, toWebhookEndpointDto, type WebhookDeliveryRow, type WebhookEndpointRow } from './webhook-endpoint.mapper';
 import { newWebhookSecret } from './webhook-secret';
 import { checkWebhookUrl } from './webhook-url';
+import { WebhooksAudit } from './webhooks.audit';
+import { WebhooksError } from './webhooks.errors';
 
 const ENDPOINT_COLUMNS = Prisma.sql`id, url, event_types AS "eventTypes", description, seq, created_at AS "createdAt"`;
 const DELIVERY_COLUMNS = Prisma.sql`d.id, d.event_id AS "eventId", e.action, d.status, d.attempts, d.last_attempt_at AS "lastAttemptAt",
@@ -37,18 +40,35 @@ export class WebhookEndpointsService {
     private readonly audit: AuditStatements,
   ) {}
 
-  /** One statement: the endpoint, its audit event and the event's deliveries to matching endpoints, this one included. */
+  /**
+   * Under WEBHOOK_ENDPOINTS_PER_ORGANIZATION: the organization's row is locked first (FOR NO KEY
+   * UPDATE, so creators of one organization's endpoints take turns on every instance while its other
+   * writes go on), then one statement counts the endpoints, as committed by then, and writes the
+   * endpoint, its audit event and the event's deliveries to matching endpoints, this one included.
+   */
   async create(organizationId: string, actor: AuditActor, input: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpointDto> {
     checkWebhookUrl(input.url, this.config.WEBHOOK_ALLOW_INSECURE_TARGETS === 'true');
+    const limit = this.config.WEBHOOK_ENDPOINTS_PER_ORGANIZATION;
     const now = this.clock.now();
     const secret = newWebhookSecret();
-    const [row] = await this.txHost.sql.query<WebhookEndpointRow>(Prisma.sql`
-      WITH endpoint AS (
-        INSERT INTO webhook_endpoints (id, organization_id, url, event_types, description, secret, created_at)
-        VALUES (${randomUUID()}::uuid, ${organizationId}::uuid, ${input.url}, ${input.event_types}::text[], ${input.description ?? null}, ${secret}, ${now})
-        RETURNING id, organization_id, url, event_types, description, seq, created_at
-      ), ${endpointAuditEventInsert(this.audit, 'created', 'endpoint', now, actor)}
-      SELECT ${ENDPOINT_COLUMNS} FROM endpoint`);
+    const row = await this.txHost.withSqlTransaction(async () => {
+      await this.txHost.sql.query(Prisma.sql`SELECT 1 FROM organizations WHERE id = ${organizationId}::uuid ${RowLock.forNoKeyUpdate}`);
+      const [created] = await this.txHost.sql.query<WebhookEndpointRow>(Prisma.sql`
+        WITH endpoint AS (
+          INSERT INTO webhook_endpoints (id, organization_id, url, event_types, description, secret, created_at)
+          SELECT ${randomUUID()}::uuid, ${organizationId}::uuid, ${input.url}, ${input.event_types}::text[], ${input.description ?? null}, ${secret}, ${now}
+          WHERE (SELECT count(*) FROM webhook_endpoints WHERE organization_id = ${organizationId}::uuid) < ${limit}
+          RETURNING id, organization_id, url, event_types, description, seq, created_at
+        ), ${endpointAuditEventInsert(this.audit, 'created', 'endpoint', now, actor)}
+        SELECT ${ENDPOINT_COLUMNS} FROM endpoint`);
+      return created;
+    });
+    if (!row) {
+      throw new AppError(
+        WebhooksError.WEBHOOK_ENDPOINT_LIMIT_REACHED,
+        `This organization has ${limit} webhook endpoints, as many as it may have; delete one before creating another.`,
+      );
+    }
     return { ...toWebhookEndpointDto(row), secret };
   }
 
@@ -87,13 +107,25 @@ export class WebhookEndpointsService {
     if (rows.length === 0) throw endpointNotFound(id);
   }
 
-  /** The current secret keeps signing, beside the new one, for 24 hours; a secret rotated out before is dropped. */
-  async rotateSecret(organizationId: string, id: string): Promise<RotatedSecretDto> {
+  /**
+   * The current secret keeps signing, beside the new one, for 24 hours; a secret rotated out before
+   * is dropped. One statement with its audit event, in which both secrets show only as redacted.
+   */
+  async rotateSecret(organizationId: string, actor: AuditActor, id: string): Promise<RotatedSecretDto> {
     const secret = newWebhookSecret();
-    const expiresAt = new Date(this.clock.now().getTime() + SECRET_OVERLAP_MS);
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + SECRET_OVERLAP_MS);
     const rows = await this.txHost.sql.query<{ id: string }>(Prisma.sql`
-      UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ${expiresAt}, secret = ${secret}
-      WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid RETURNING id`);
+      WITH rotated AS (
+        UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ${expiresAt}, secret = ${secret}
+        WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid RETURNING id, organization_id
+      ), ${this.audit.insertFrom({ actor, at: now }, Prisma.sql`rotated`, {
+        organizationId: Prisma.sql`rotated.organization_id`,
+        action: WebhooksAudit.EndpointSecretRotated,
+        resourceId: Prisma.sql`rotated.id::text`,
+        changes: { secret: { old: REDACTED, new: REDACTED } },
+      })}
+      SELECT id FROM rotated`);
     if (rows.length === 0) throw endpointNotFound(id);
     return { id, secret, previous_secret_expires_at: expiresAt.toISOString() };
   }
