@@ -277,6 +277,14 @@ describe('webhooks', () => {
       const requeued = await clientFor(tenant).POST('/api/openapi/v1/webhook-endpoints/deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: failed.delivery_id } } });
       expect(requeued.response.status).toBe(202);
       expect(requeued.data).toEqual(expect.objectContaining({ delivery_id: failed.delivery_id, status: 'pending', attempts: 0 }));
+      const audited = await app.http().get('/api/openapi/v1/audit-events').query({ action: 'webhook_delivery.redelivered' }).set('Authorization', tenant.bearer);
+      expect(audited.body.items).toEqual([
+        expect.objectContaining({
+          resource_type: 'webhook_delivery',
+          resource_id: failed.delivery_id,
+          changes: { status: { old: 'failed', new: 'pending' }, attempts: { old: 3, new: 0 } },
+        }),
+      ]);
       await until(async () => (await deliveriesOf(tenant, endpoint.id))[0]?.status === 'delivered');
       expect(receiver.received).toHaveLength(4);
       expect(receiver.received[3].id).toBe(failed.delivery_id);

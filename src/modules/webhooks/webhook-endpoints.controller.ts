@@ -140,13 +140,18 @@ export class WebhookEndpointsController {
     operationId: 'redeliverWebhookDelivery',
     summary: 'Redeliver webhook',
     description:
-      'Queues a delivery again, due now, with a fresh retry schedule and the same `webhook-id` (delivered, failed or pending alike).',
+      'Queues a delivery again, due now, with a fresh retry schedule and the same `webhook-id` (delivered, failed or pending alike). ' +
+      'Writes the audit event `webhook_delivery.redelivered` (the status and attempts it had).',
   })
   @ApiParam({ name: 'delivery_id', format: 'uuid', description: 'Identifier of the delivery (any case).' })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto, description: 'The delivery, queued.' })
   @ApiErrorResponses([ErrorCode.VALIDATION_FAILED, 'delivery_id is not a uuid.'], [ErrorCode.NOT_FOUND, 'The organization has no webhook delivery with this id.'])
-  async redeliver(@CurrentPrincipal() principal: Principal, @Param('delivery_id', UuidParamPipe) id: string): Promise<WebhookDeliveryDto> {
-    const delivery = await this.endpoints.redeliver(principal.organizationId, id);
+  async redeliver(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentActor() actor: AuditActor,
+    @Param('delivery_id', UuidParamPipe) id: string,
+  ): Promise<WebhookDeliveryDto> {
+    const delivery = await this.endpoints.redeliver(principal.organizationId, actor, id);
     this.worker.wake();
     return delivery;
   }

@@ -13,7 +13,7 @@ import type { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto
 import type { WebhookPageQueryDto } from './dto/page-query.dto';
 import type { WebhookDeliveryDto, WebhookDeliveryPageDto } from './dto/webhook-delivery.dto';
 import type { CreatedWebhookEndpointDto, RotatedSecretDto, WebhookEndpointDto, WebhookEndpointPageDto } from './dto/webhook-endpoint.dto';
-import { AuditStatements, REDACTED } from '../../common/audit/audit-event';
+import { AuditStatements, REDACTED, sqlChanges } from '../../common/audit/audit-event';
 import { RowLock } from '../../database/locks';
 import { endpointAuditEventInsert } from './endpoint-audit-event';
 import { toWebhookDeliveryDto, toWebhookEndpointDto, type WebhookDeliveryRow, type WebhookEndpointRow } from './webhook-endpoint.mapper';
@@ -146,16 +146,27 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * Queues a delivery again, due now, with a fresh retry schedule and the same webhook-id. An
-   * attempt under way records nothing once its lease is gone.
+   * Queues a delivery again, due now, with a fresh retry schedule and the same webhook-id, and
+   * writes webhook_delivery.redelivered with the status and attempts it had (the UPDATE's join to
+   * the row as the statement found it). An attempt under way records nothing once its lease is gone.
    */
-  async redeliver(organizationId: string, deliveryId: string): Promise<WebhookDeliveryDto> {
+  async redeliver(organizationId: string, actor: AuditActor, deliveryId: string): Promise<WebhookDeliveryDto> {
+    const now = this.clock.now();
     const [row] = await this.txHost.sql.query<WebhookDeliveryRow>(Prisma.sql`
       WITH queued AS (
-        UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ${this.clock.now()}, lease_id = NULL, delivered_at = NULL
-        WHERE organization_id = ${organizationId}::uuid AND id = ${deliveryId}::uuid
-        RETURNING *
-      )
+        UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, next_attempt_at = ${now}, lease_id = NULL, delivered_at = NULL
+        FROM webhook_deliveries before
+        WHERE d.organization_id = ${organizationId}::uuid AND d.id = ${deliveryId}::uuid AND before.id = d.id
+        RETURNING d.*, before.status AS status_before, before.attempts AS attempts_before
+      ), ${this.audit.insertFrom({ actor, at: now }, Prisma.sql`queued`, {
+        organizationId: Prisma.sql`queued.organization_id`,
+        action: WebhooksAudit.DeliveryRedelivered,
+        resourceId: Prisma.sql`queued.id::text`,
+        changes: sqlChanges({
+          status: { old: Prisma.sql`queued.status_before`, new: Prisma.sql`queued.status` },
+          attempts: { old: Prisma.sql`queued.attempts_before`, new: Prisma.sql`queued.attempts` },
+        }),
+      })}
       SELECT ${DELIVERY_COLUMNS} FROM queued d JOIN audit_events e ON e.organization_id = d.organization_id AND e.id = d.event_id`);
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, `No webhook delivery ${deliveryId} exists in this organization.`);
     return toWebhookDeliveryDto(row);

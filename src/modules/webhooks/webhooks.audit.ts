@@ -4,4 +4,5 @@ export const WebhooksAudit = {
   EndpointCreated: defineAuditAction('webhook_endpoint.created'),
   EndpointDeleted: defineAuditAction('webhook_endpoint.deleted'),
   EndpointSecretRotated: defineAuditAction('webhook_endpoint.secret_rotated'),
+  DeliveryRedelivered: defineAuditAction('webhook_delivery.redelivered'),
 } as const;
