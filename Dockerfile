@@ -31,7 +31,7 @@ RUN npm ci --omit=dev --legacy-peer-deps --ignore-scripts --no-audit --no-fund \
  && find node_modules/@prisma/client/runtime -name 'query_compiler_*' ! -name 'query_compiler_small_bg.postgresql.js' ! -name 'query_compiler_small_bg.postgresql.wasm-base64.js' -delete
 
 FROM ${NODE_IMAGE}
-# MALLOC_ARENA_MAX is npm start's too (a test keeps them equal; docs/performance.md, Memory).
+# MALLOC_ARENA_MAX is npm start's too (a test keeps them equal; docs/adr/0015-node-24-and-the-shipped-v8-options.md).
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2 \
     PORT=3000 \
@@ -58,5 +58,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/$PORT && printf 'GET /healthz HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
 # Run node directly (not npm) so that SIGTERM reaches the service and it shuts down cleanly. The
 # same command as `npm start` (a test keeps them equal); its V8 options are explained in
-# docs/performance.md (Memory).
+# docs/adr/0015-node-24-and-the-shipped-v8-options.md.
 CMD ["node", "--liftoff-only", "--no-maglev", "--max-semi-space-size=16", "--heap-growing-percent=100", "dist/src/main.js"]

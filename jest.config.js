@@ -40,6 +40,6 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFilesAfterEnv: ['<rootDir>/test/support/file-database.ts'],
   testTimeout: 60000,
-  // One and a half workers per core, three on 2 cores: many files wait on child processes, Redis or the browser (docs/performance.md). `npm test -- --maxWorkers=100%` for one per core.
+  // One and a half workers per core, three on 2 cores: many files wait on child processes, Redis or the browser (docs/performance.md, "The test suite"). `npm test -- --maxWorkers=100%` for one per core.
   maxWorkers: Math.ceil(availableParallelism() * 1.5),
 };

@@ -99,7 +99,7 @@ export async function buildTemplate(migrations: Migration[]): Promise<EmbeddedTe
 /**
  * Every embedded instance starts as a copy of the template, and an in-memory one holds all of it in
  * memory: 1 MB WAL segments instead of 16 MB, and without the template databases that initdb makes
- * for CREATE DATABASE, which one embedded service never runs (docs/performance.md, "Embedded database").
+ * for CREATE DATABASE, which one embedded service never runs (docs/adr/0001-embedded-pglite-by-default.md).
  */
 const TEMPLATE_INITDB_PARAMS = ['--wal-segsize=1'];
 

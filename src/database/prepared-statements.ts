@@ -4,7 +4,7 @@ import type { SqlQuery } from '@prisma/driver-adapter-utils';
  * Names the first `limit` distinct statement texts the service sends through its SQL driver, so
  * that each pooled connection parses and plans them once (a PostgreSQL prepared statement) instead
  * of on every request: PATCH went from 0.46 to 0.79 of the lean baseline's throughput on 2 cores
- * (docs/performance.md). Texts beyond the limit go unnamed, so that bodies choosing many different
+ * (docs/adr/0003-prepared-statements-per-connection.md). Texts beyond the limit go unnamed, so that bodies choosing many different
  * field combinations cannot make every connection hold an unbounded number of statements.
  * Undefined (all unnamed) when `limit` is 0, for poolers that cannot carry named statements.
  */

@@ -15,7 +15,7 @@ const NO_ARGS = { args: [], argTypes: [] };
 /**
  * Raw SQL on Prisma's driver adapter for the database (`@prisma/adapter-pg` over the pool, or the
  * PGlite adapter): the same connections and the same conversions as the Prisma client, without its
- * per-statement request pipeline (docs/performance.md). Every raw statement goes through it
+ * per-statement request pipeline (docs/adr/0002-hot-statements-on-the-sql-driver-adapter.md). Every raw statement goes through it
  * (txHost.sql); model queries stay on the client.
  */
 export class SqlDriver {

@@ -18,7 +18,7 @@ export function clientQueries(client: Prisma.TransactionClient): SqlQueries {
 
 /**
  * Statements straight to Prisma's driver adapter (or one of its transactions), without the client
- * runtime's request pipeline, which costs CPU on every statement (docs/performance.md). Parameters
+ * runtime's request pipeline, which costs CPU on every statement (docs/adr/0002-hot-statements-on-the-sql-driver-adapter.md). Parameters
  * and results are converted as the client converts them for `$queryRaw`.
  */
 export function adapterQueries(queryable: SqlQueryable): SqlQueries {

@@ -22,7 +22,7 @@ type OpenTransaction = { client: DatabaseClient | undefined; sql: SqlQueries };
  *
  * Two kinds of transaction: `withTransaction` is the Prisma client's and takes both kinds of
  * query; `withSqlTransaction` runs on the driver adapter and takes raw statements only, for work
- * whose every statement is raw (docs/performance.md: it saves the client's per-statement cost).
+ * whose every statement is raw (docs/adr/0002-hot-statements-on-the-sql-driver-adapter.md: it saves the client's per-statement cost).
  * Inside a client transaction a SQL transaction simply joins it. A service that writes only raw
  * statements injects it as `SqlHost` (sql-host.ts), which declares that kind.
  *

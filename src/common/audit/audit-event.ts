@@ -60,7 +60,7 @@ export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
  * Writes audit events, each with its webhook deliveries, in the statement of the change
  * (docs/audit.md, docs/webhooks.md). Holds DATABASE_NOTIFICATIONS, which decides whether the
  * statement wakes the delivery workers with NOTIFY: one instance per process, so that every
- * statement it builds has the same text on every call (a prepared statement, docs/performance.md).
+ * statement it builds has the same text on every call (a prepared statement, docs/adr/0003-prepared-statements-per-connection.md).
  */
 export class AuditStatements {
   private readonly notify: string;

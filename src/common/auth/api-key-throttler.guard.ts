@@ -22,7 +22,7 @@ export class ApiKeyThrottlerGuard extends ThrottlerGuard {
 
   /**
    * RATE_LIMIT_PER_MINUTE=0 turns rate limiting off: then nothing is counted or looked up at all
-   * (the package's own skip comes after its metadata lookups, which cost CPU on every request: docs/performance.md).
+   * (the package's own skip comes after its metadata lookups, which cost CPU on every request: docs/adr/0014-a-lean-request-pipeline-on-express.md).
    */
   override canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.config.RATE_LIMIT_PER_MINUTE === 0) return Promise.resolve(true);

@@ -5,7 +5,7 @@ import type { Response } from 'express';
 /**
  * Nest's Express adapter, answering a handler's JSON body without Express's res.json: that sets
  * the Content-Type, then parses it again (content-type, mime-types) to add the charset, on every
- * answer, a measurable share of a cached metering answer's CPU (docs/performance.md).
+ * answer, a measurable share of a cached metering answer's CPU (docs/adr/0014-a-lean-request-pipeline-on-express.md).
  * Sends what res.json would, byte for byte. Everything res.send decides more about (a HEAD request,
  * a conditional request on an answer with an ETag, which may be answered 304, a body without
  * content, a Content-Type the handler chose, streams) goes through Express as before.

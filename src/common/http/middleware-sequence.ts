@@ -4,7 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * Several middlewares mounted as one Express layer, run in order; an error (passed to next, thrown,
  * or an async middleware's rejection) skips the rest and goes on to Express's error handling, as
  * between separate layers. Every layer costs Express's router work on every request before its
- * function runs (matching, path trimming, a promise check), measured in docs/performance.md.
+ * function runs (matching, path trimming, a promise check), measured in docs/adr/0014-a-lean-request-pipeline-on-express.md.
  */
 export function middlewareSequence(...steps: RequestHandler[]): RequestHandler {
   if (steps.length === 1) return steps[0];

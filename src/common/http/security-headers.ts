@@ -18,7 +18,7 @@ interface HeaderChanges {
  *
  * Helmet decides the headers; with this configuration (no directive is a function of the request)
  * they are the same on every answer, so they are taken from it once at start-up and written by one
- * middleware: helmet's chain of thirteen middlewares cost CPU on every request (docs/performance.md).
+ * middleware: helmet's chain of thirteen middlewares cost CPU on every request (docs/adr/0014-a-lean-request-pipeline-on-express.md).
  */
 export function securityHeadersMiddleware(): RequestHandler {
   const { set, removed } = headerChangesOf(

@@ -18,7 +18,7 @@ export interface IdempotentOptions {
   /**
    * The handler writes only raw statements through `txHost.sql`: its transaction then runs on the
    * driver adapter instead of the Prisma client, which saves the client's cost per statement
-   * (docs/performance.md). Without it, the handler may use model queries (`txHost.tx`) too.
+   * (docs/adr/0002-hot-statements-on-the-sql-driver-adapter.md). Without it, the handler may use model queries (`txHost.tx`) too.
    */
   sqlOnly?: boolean;
   /**

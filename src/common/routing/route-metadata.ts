@@ -8,7 +8,7 @@ const byController = new WeakMap<Controller, WeakMap<object, Map<string, unknown
 /**
  * What `reflector.getAllAndOverride(key, [handler, controller])` answers for the route a request
  * matched, read once per route: decorators' metadata never changes after start-up, and the guards
- * ask for it several times a request (docs/performance.md has the profile). Every guard and
+ * ask for it several times a request (docs/adr/0014-a-lean-request-pipeline-on-express.md). Every guard and
  * interceptor reads route metadata through this function.
  */
 export function routeMetadata<T>(reflector: Reflector, key: string, context: ExecutionContext): T | undefined {

@@ -61,7 +61,7 @@ export function suiteRowToModel(row: SuiteRow): ExpertSuiteWithMarketItem {
  * writer is the one that writer committed (not this statement's older snapshot), and RETURNING
  * hands the column to the audit CTE. RETURNING alone shows only the new values before PostgreSQL
  * 18's RETURNING OLD, and a locking read of the old row before the UPDATE cost throughput
- * (docs/performance.md).
+ * (docs/adr/0010-audit-old-values-in-last-change.md).
  */
 export function suiteUpdateStatement(organizationId: string, suiteId: string, body: UpdateExpertSuiteDto, audit: AuditContext, auditStatements: AuditStatements): Prisma.Sql | undefined {
   const now = audit.at;
