@@ -1,7 +1,5 @@
-import type { Department } from '../../generated/prisma/client';
+import type { DepartmentRow } from './departments.repository';
 import type { DepartmentDto } from './dto/department.dto';
-
-export type DepartmentRow = Pick<Department, 'id' | 'externalId' | 'name' | 'order' | 'parentId'>;
 
 export function toDepartmentDto(department: DepartmentRow): DepartmentDto {
   return {
