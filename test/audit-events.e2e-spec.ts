@@ -167,6 +167,39 @@ describe('audit events', () => {
         expect({ query, status: answer.status, field: answer.body.details?.field }).toEqual({ query, status: 400, field });
       }
     });
+
+    it('refuses an impossible date-time, or one before 1970 (no event id can be built from it), with 400 naming the parameter, never 500', async () => {
+      const tenant = await createTenant(context.database);
+      const cases: Array<[Record<string, string>, string, string]> = [
+        [{ since: '1969-12-31T23:59:59Z' }, 'since', 'invalid_value'],
+        [{ until: '1969-12-31T23:59:59.999Z' }, 'until', 'invalid_value'],
+        [{ since: '1970-01-01T00:59:59+01:00' }, 'since', 'invalid_value'],
+        [{ since: '0001-01-01T00:00:00Z' }, 'since', 'invalid_value'],
+        [{ until: '0000-01-01T00:00:00Z' }, 'until', 'invalid_value'],
+        [{ since: '2026-02-30T00:00:00Z' }, 'since', 'invalid_format'],
+        [{ until: '2025-02-29T00:00:00Z' }, 'until', 'invalid_format'],
+        [{ since: '2026-01-31T24:00:00Z' }, 'since', 'invalid_format'],
+        [{ since: '2026-13-01T00:00:00Z' }, 'since', 'invalid_format'],
+        [{ since: '2026-01-31T09:60:00Z' }, 'since', 'invalid_format'],
+        [{ until: '2026-01-31T09:00:00+24:00' }, 'until', 'invalid_format'],
+        [{ until: '+010000-01-01T00:00:00Z' }, 'until', 'invalid_format'],
+      ];
+      for (const [query, field, reason] of cases) {
+        const answer = await context.http().get('/api/openapi/v1/audit-events').query(query).set('Authorization', tenant.bearer);
+        expect({ query, status: answer.status, code: answer.body.code, field: answer.body.details?.field, reason: answer.body.details?.reason }).toEqual({
+          query,
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          field,
+          reason,
+        });
+      }
+      // The edges that can be stored are instants like any other: the first millisecond of 1970 and a leap day.
+      for (const query of [{ since: '1970-01-01T00:00:00Z' }, { since: '1970-01-01T01:00:00+01:00', until: '2028-02-29T23:59:59.999Z' }, { until: '9999-12-31T23:59:59-23:59' }]) {
+        const answer = await context.http().get('/api/openapi/v1/audit-events').query(query).set('Authorization', tenant.bearer);
+        expect({ query, status: answer.status }).toEqual({ query, status: 200 });
+      }
+    });
   });
   describe('expert_suite.updated', () => {
     const patch = (tenant: TestTenant, suiteId: string, body: object, headers: Record<string, string> = {}) => {

@@ -135,6 +135,17 @@ describe('admin CLI commands', () => {
     expect(local.stderr).toContain('--anchor');
   });
 
+  it('refuses an anchor that names no real instant, or one before 1970, as the API refuses such date-times', async () => {
+    const org = (await cli('org', 'create', '--name', 'Calendar')).json!;
+    const anchorAt = async () => (await fixture.database.prisma.subscription.findUniqueOrThrow({ where: { organizationId: org.id as string } })).anchorAt;
+    const before = await anchorAt();
+    for (const anchor of ['2026-02-30T00:00:00Z', '2026-01-31T24:00:00Z', '1969-12-31T23:59:59Z', '0000-01-01T00:00:00Z']) {
+      const refused = await cli('subscription', 'set', '--org', org.id as string, '--anchor', anchor);
+      expect({ anchor, code: refused.code, stderr: refused.stderr }).toEqual({ anchor, code: 2, stderr: expect.stringContaining('--anchor') });
+    }
+    expect(await anchorAt()).toEqual(before);
+  });
+
   it('lists organizations oldest first with their active keys, and gets a new key for the demo organization back', async () => {
     const before = await cli('demo-key');
     expect(before).toEqual({ code: 1, json: undefined, stderr: expect.stringContaining('No organization named "Demo organization"') });

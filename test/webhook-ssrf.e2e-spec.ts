@@ -21,6 +21,17 @@ describe('webhook targets (SSRF rules)', () => {
     await receiver.close();
   });
 
+  const expectUrlRefused = async (url: string, reason: string) => {
+    const response = await context.http().post(PATH).set('Authorization', context.tenant.bearer).send({ url, event_types: ['*'] });
+    expect({ url, status: response.status, code: response.body.code, field: response.body.details?.field, reason: response.body.details?.reason }).toEqual({
+      url,
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      field: 'url',
+      reason,
+    });
+  };
+
   it.each([
     'http://hooks.example.com/',
     'http://127.0.0.1/hook',
@@ -35,25 +46,59 @@ describe('webhook targets (SSRF rules)', () => {
     'https://0.0.0.0/hook',
     'https://localhost/hook',
     'https://api.localhost/hook',
+    // IPv6 literals carrying a non-public IPv4 address: judged by that address.
+    'https://[::127.0.0.1]:18408/h',
+    'https://[::7f00:1]/hook',
+    'https://[::169.254.169.254]/latest/meta-data',
+    'https://[::10.0.0.1]/hook',
+    'https://[::ffff:10.0.0.1]/hook',
+    'https://[64:ff9b::127.0.0.1]/hook',
+    'https://[64:ff9b::192.168.1.10]/hook',
+    // 6to4 and Teredo tunnel to wherever they say: never a target, whatever they carry.
+    'https://[2002:7f00:1::1]/hook',
+    'https://[2002:808:808::1]/hook',
+    'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
   ])('refuses to create an endpoint at %s', async (url) => {
-    const response = await context.http().post(PATH).set('Authorization', context.tenant.bearer).send({ url, event_types: ['*'] });
-    expect({ status: response.status, code: response.body.code, field: response.body.details?.field, reason: response.body.details?.reason }).toEqual({
-      status: 400,
-      code: 'VALIDATION_FAILED',
-      field: 'url',
-      reason: 'invalid_value',
-    });
+    await expectUrlRefused(url, 'invalid_value');
   });
 
-  it('accepts a public https URL (its address is checked at delivery)', async () => {
-    const response = await context.http().post(PATH).set('Authorization', context.tenant.bearer).send({ url: 'https://hooks.example.com/x', event_types: ['api_key.revoked'] });
-    expect(response.status).toBe(201);
+  it.each([
+    ['https://hooks.example.com/a\r\n X-Injected: 1', 'invalid_format'],
+    ['https://hooks.example.com/a\tb', 'invalid_format'],
+    ['https://hooks.exa\nmple.com/a', 'invalid_format'],
+    ['https://hooks.example.com/a\u007f', 'invalid_format'],
+    ['https://hooks.example.com/a\u0085', 'invalid_format'],
+    ['https:\\\\hooks.example.com\\x', 'invalid_format'],
+    ['https:\\hooks.example.com/x', 'invalid_format'],
+    ['https://hooks.example.com/a\\b', 'invalid_format'],
+    ['https://hooks.example.com/a?b=\\', 'invalid_format'],
+    ['https://hooks.example.com:0/hook', 'invalid_value'],
+    ['https://hooks.example.com:000/hook', 'invalid_value'],
+    ['https://[2606:4700:4700::1111]:0/hook', 'invalid_value'],
+  ])('refuses the malformed URL %j (%s), whatever new URL would make of it', async (url, reason) => {
+    await expectUrlRefused(url, reason);
   });
+
+  it.each(['https://hooks.example.com/x', 'https://[::ffff:8.8.8.8]/x', 'https://[::8.8.8.8]/x', 'https://[64:ff9b::8.8.8.8]/x'])(
+    'accepts the public https URL %s (a name is checked again at delivery)',
+    async (url) => {
+      const response = await context.http().post(PATH).set('Authorization', context.tenant.bearer).send({ url, event_types: ['api_key.revoked'] });
+      expect(response.status).toBe(201);
+    },
+  );
 
   it('refuses at delivery a target that is not (or no longer) public, by address and by name, and never connects', async () => {
     const { organizationId } = context.tenant;
     // Endpoints as they would be after DNS changed or the setting was turned off: written directly.
-    const urls = [`https://127.0.0.1:${port}/hook`, `https://localhost:${port}/hook`, `http://127.0.0.1:${port}/hook`, `https://[::ffff:127.0.0.1]:${port}/hook`];
+    const urls = [
+      `https://127.0.0.1:${port}/hook`,
+      `https://localhost:${port}/hook`,
+      `http://127.0.0.1:${port}/hook`,
+      `https://[::ffff:127.0.0.1]:${port}/hook`,
+      `https://[::127.0.0.1]:${port}/hook`,
+      `https://[64:ff9b::127.0.0.1]:${port}/hook`,
+      'https://hooks.example.com:0/hook',
+    ];
     const endpointIds = urls.map(() => randomUUID());
     for (const [index, url] of urls.entries()) {
       await context.database.prisma.$executeRaw`INSERT INTO webhook_endpoints (id, organization_id, url, event_types, secret)
@@ -72,6 +117,9 @@ describe('webhook targets (SSRF rules)', () => {
       'refused: localhost resolves to an address that is not public',
       'refused: http: targets are not allowed',
       'refused: the address is not public',
+      'refused: the address is not public',
+      'refused: the address is not public',
+      'refused: port 0',
     ]);
     expect(receiver.received).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { API_KEY_REVOKED_CHANNEL } from '../common/auth/api-key-revocations';
 import { generateApiKeyToken } from '../common/auth/api-key-token';
 import { Clock } from '../common/clock';
+import { readDateTime } from '../common/validation/date-time';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { violations } from '../database/constraint-violations';
 import { TransactionHost } from '../database/transaction-host';
@@ -228,7 +229,7 @@ export class AdminService {
 
   async setSubscriptionAnchor(organizationId: string, anchor: string): Promise<{ organization_id: string; anchor_at: string }> {
     await this.requireOrganization(organizationId);
-    const anchorAt = parseIsoDateTime(anchor);
+    const anchorAt = requireDateTime(anchor, 'anchor');
     const now = this.clock.now();
     return this.txHost.withTransaction(async () => {
       const [before] = await this.txHost.sql.query<{ anchor_at: Date }>(Prisma.sql`
@@ -276,13 +277,8 @@ function requireText(value: string, option: string, max: number): string {
   return trimmed;
 }
 
-// Date and time with an explicit offset: a bare date or local time would depend on the machine.
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-function parseIsoDateTime(value: string): Date {
-  const date = new Date(value);
-  if (!ISO_DATE_TIME.test(value) || Number.isNaN(date.getTime())) {
-    throw new AdminArgumentError(`--anchor must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T09:00:00Z; got "${value}".`);
-  }
-  return date;
+function requireDateTime(value: string, option: string): Date {
+  const read = readDateTime(value);
+  if (read instanceof Date) return read;
+  throw new AdminArgumentError(`--${option} ${read.message}; got "${value}".`);
 }

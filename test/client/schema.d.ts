@@ -189,7 +189,7 @@ export interface paths {
          * Create webhook endpoint
          * @description **Required scope:** `admin.v1.webhooks.manage`
          *
-         *     Registers a URL that receives the organization's audit events of the given types as Standard Webhooks (docs/webhooks.md). The answer carries the signing secret, shown only this once. Writes the audit event `webhook_endpoint.created`, delivered to the new endpoint too when it subscribes to it.
+         *     Registers a URL that receives the organization's audit events of the given types as Standard Webhooks (docs/webhooks.md). The answer carries the signing secret, shown only this once. Writes the audit event `webhook_endpoint.created`, delivered to the new endpoint too when it subscribes to it. An organization has at most WEBHOOK_ENDPOINTS_PER_ORGANIZATION endpoints (20 unless the operator set another number).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -239,7 +239,7 @@ export interface paths {
          * Rotate webhook secret
          * @description **Required scope:** `admin.v1.webhooks.manage`
          *
-         *     Replaces the signing secret and answers the new one, shown only this once. For 24 hours every delivery carries two signatures, one by each secret, so receivers can switch without missing one; a secret rotated out earlier stops signing at once.
+         *     Replaces the signing secret and answers the new one, shown only this once. For 24 hours every delivery carries two signatures, one by each secret, so receivers can switch without missing one; a secret rotated out earlier stops signing at once. Writes the audit event `webhook_endpoint.secret_rotated` (the secrets show only as `redacted`).
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -283,7 +283,7 @@ export interface paths {
          * Redeliver webhook
          * @description **Required scope:** `admin.v1.webhooks.manage`
          *
-         *     Queues a delivery again, due now, with a fresh retry schedule and the same `webhook-id` (delivered, failed or pending alike).
+         *     Queues a delivery again, due now, with a fresh retry schedule and the same `webhook-id` (delivered, failed or pending alike). Writes the audit event `webhook_delivery.redelivered` (the status and attempts it had).
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -658,7 +658,7 @@ export interface components {
              *       "api_key.revoked"
              *     ]
              */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /**
              * @description What the endpoint is for, at most 1024 characters (code points), trimmed. Null or absent: none.
              * @example HR sync
@@ -674,7 +674,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -697,7 +697,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -816,12 +816,12 @@ export interface components {
              * @description What happened: `<resource_type>.<verb>`.
              * @enum {string}
              */
-            action: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted";
+            action: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
             /**
              * @description The kind of record that changed.
              * @enum {string}
              */
-            resource_type: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "webhook_endpoint";
+            resource_type: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "webhook_delivery" | "webhook_endpoint";
             /** @description The identifier of the record that changed (the organization_id for its subscription). */
             resource_id: string;
             /** @description Who made the change. */
@@ -985,6 +985,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -1161,6 +1163,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -1277,6 +1281,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -1411,6 +1417,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -1615,6 +1623,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -1724,6 +1734,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -1884,8 +1896,8 @@ export interface operations {
              */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -1952,6 +1964,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database, which holds the icon, is unreachable (Retry-After: 5) or busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2047,6 +2061,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable and no cached policy young enough exists. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -2152,6 +2168,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -2274,7 +2292,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used before with a different request (method, path or body). */
+            /**
+             * @description - `WEBHOOK_ENDPOINT_LIMIT_REACHED`: The organization has as many endpoints as it may have (WEBHOOK_ENDPOINTS_PER_ORGANIZATION); delete one first.
+             *
+             *     - `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used before with a different request (method, path or body).
+             */
             422: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -2318,6 +2340,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -2434,6 +2458,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -2548,6 +2574,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -2726,6 +2754,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -2847,6 +2877,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -2992,6 +3024,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -3008,16 +3042,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this kind of record. */
-                resource_type?: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "webhook_endpoint";
+                resource_type?: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "webhook_delivery" | "webhook_endpoint";
                 /** @description Only events of the record with this identifier (as the events show it: uuids lower-case). */
                 resource_id?: string;
                 /** @description Only events of this action. */
-                action?: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted";
+                action?: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
                 /** @description Only changes made with this API key (a uuid in any case). */
                 actor_api_key_id?: string;
-                /** @description Only events that occurred at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T09:00:00Z). */
+                /** @description Only events that occurred at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T09:00:00Z; a real instant from 1970-01-01T00:00:00Z on). */
                 since?: string;
-                /** @description Only events that occurred before this instant (exclusive). */
+                /** @description Only events that occurred before this instant (exclusive; the same form and range as `since`). */
                 until?: string;
                 /** @description Items per page, 1 to 100 (default 20). */
                 page_size?: number;
@@ -3109,6 +3143,8 @@ export interface operations {
             /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */

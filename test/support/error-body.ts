@@ -12,4 +12,6 @@ export function expectErrorBody(response: ErrorResponse, status: number, code: s
   expect(response.body.detail.length).toBeGreaterThan(0);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   expect(response.headers['x-request-id']).toBeTruthy();
+  // The contract's rule for every 503, checked wherever a test meets one.
+  if (status === 503) expect(response.headers['retry-after']).toMatch(/^\d+$/);
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Module, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, Module, Post, Query, Req, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { IsString } from 'class-validator';
@@ -54,6 +54,13 @@ export class ProbeController {
   @Get('client-address')
   clientAddress(@Req() request: Request) {
     return { ip: request.ip };
+  }
+
+  /** A 503 raised the framework's way, without the service's own error type. */
+  @Public()
+  @Get('unavailable')
+  unavailable(): never {
+    throw new ServiceUnavailableException();
   }
 
   @Public()

@@ -1,10 +1,11 @@
-import { Logger, NotFoundException, PayloadTooLargeException, type ArgumentsHost } from '@nestjs/common';
+import { Logger, NotFoundException, PayloadTooLargeException, ServiceUnavailableException, type ArgumentsHost } from '@nestjs/common';
 import { Prisma } from '../../generated/prisma/client';
 import { DatabaseOutageLog } from '../../database/outage-log';
 import { DatabaseBusyError } from '../../database/postgres-pool';
 import { Clock } from '../clock';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 import { AppError } from './app-error';
+import { ErrorCode } from './error-code';
 import { ExpertSuitesError } from '../../modules/expert-suites/expert-suites.errors';
 
 /** What the filter wrote: status, headers and body, through the few response methods it uses. */
@@ -46,6 +47,8 @@ describe('AllExceptionsFilter: every failure in the error body', () => {
     ['a body over the limit (PayloadTooLargeException)', new PayloadTooLargeException(), 413, 'PAYLOAD_TOO_LARGE', {}],
     ['a busy pool', new DatabaseBusyError(5000), 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '1' }],
     ['an unreachable database', known('P1001'), 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '5' }],
+    ['a 503 raised without a Retry-After (an AppError)', new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'down'), 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '5' }],
+    ['a 503 raised the framework\'s way (ServiceUnavailableException)', new ServiceUnavailableException(), 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '5' }],
     ['text the database cannot store', known('P2010', { driverAdapterError: { cause: { kind: 'postgres', code: '22021' } } }), 400, 'VALIDATION_FAILED', {}],
     ['a bug', new TypeError("Cannot read properties of undefined (reading 'secret_column')"), 500, 'INTERNAL_ERROR', {}],
     ['a thrown string', 'boom', 500, 'INTERNAL_ERROR', {}],

@@ -5,8 +5,8 @@ import { databaseWait, isDatabaseUnavailable, type DatabaseWait } from '../../da
 import { DatabaseOutageLog } from '../../database/outage-log';
 import { isUnstorableText } from '../../database/prisma-errors';
 import { AppError } from './app-error';
-import { ErrorCode, errorTypeForStatus } from './error-code';
-import type { ErrorBodyDto } from './error-body.dto';
+import { ErrorCode } from './error-code';
+import { errorReply, RETRY_AFTER_BUSY } from './error-reply';
 import { loggablePath } from '../logging/loggable-path';
 
 const CODE_BY_HTTP_STATUS: Partial<Record<number, ErrorCode>> = {
@@ -31,10 +31,6 @@ const DATABASE_WAIT_DETAIL: Record<DatabaseWait, string> = {
   statement: 'The database did not answer in time: the request waited too long, for a lock another session holds or on an overloaded database. Retry later.',
   transaction: 'The request took longer than its database transaction may, and the transaction was rolled back. Retry later.',
 };
-// Seconds a client should wait before retrying: a busy pool or a lock is usually over soon (and
-// every wait is bounded anyway), an outage takes longer.
-const RETRY_AFTER_BUSY = '1';
-const RETRY_AFTER_UNAVAILABLE = '5';
 const UNSTORABLE_TEXT_DETAIL = 'The request holds text that cannot be stored (a NUL character).';
 
 /** Maps every failure, known or not, to the API's one error body; nothing internal reaches the client. */
@@ -58,14 +54,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (response.headersSent) return;
 
-    const body: ErrorBodyDto = {
-      code: appError.code,
-      error: errorTypeForStatus(appError.status),
-      detail: appError.detail,
-    };
-    if (appError.details) body.details = appError.details;
-    for (const [name, value] of Object.entries(appError.headers)) response.setHeader(name, value);
-    response.status(appError.status).json(body);
+    const reply = errorReply(appError);
+    for (const [name, value] of Object.entries(reply.headers)) response.setHeader(name, value);
+    response.status(reply.status).json(reply.body);
   }
 
   private toAppError(exception: unknown, request: Request): AppError {
@@ -77,7 +68,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (isDatabaseUnavailable(exception)) {
       this.outageLog.unavailable(exception instanceof Error ? exception.message : String(exception));
-      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL, undefined, { 'Retry-After': RETRY_AFTER_UNAVAILABLE });
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL);
     }
     // A backstop: validation refuses such text with the field named; reaching here means it missed one.
     if (isUnstorableText(exception)) {

@@ -1,8 +1,9 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { OperationObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { HeadersObject, OperationObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { REQUIRED_SCOPE_EXTENSION } from '../auth/auth.decorators';
 import { errorResponsesByStatus, type DocumentedError } from './api-error-responses.decorator';
 import { ErrorCode } from './error-code';
+import { RETRY_AFTER_BUSY, RETRY_AFTER_UNAVAILABLE } from './error-reply';
 
 const ERROR_BODY_SCHEMA = { $ref: '#/components/schemas/ErrorBodyDto' };
 
@@ -36,6 +37,7 @@ const EVERY_OPERATION_ERRORS: DocumentedError[] = [
  * handler declares only its own: JSON body errors on every write that is no upload, and
  * authentication, scope, rate limit and database errors where it needs a key, and an unknown query
  * parameter, an invalid Host and the unexpected fault everywhere. An example an operation documents itself (a 503 with its own wording, say) is kept.
+ * Every 503, the operation's own included, gets its Retry-After header.
  */
 export function documentCrossCuttingErrors(document: OpenAPIObject): void {
   for (const pathItem of Object.values(document.paths)) {
@@ -47,8 +49,23 @@ export function documentCrossCuttingErrors(document: OpenAPIObject): void {
       if (typeof scope === 'string') errors.push(...scopedOperationErrors(scope));
       errors.push(...EVERY_OPERATION_ERRORS);
       addErrorResponses(operation, errors);
+      documentRetryAfter(operation);
     }
   }
+}
+
+const RETRY_AFTER: HeadersObject = {
+  'Retry-After': {
+    required: true,
+    description: `Seconds to wait before retrying: ${RETRY_AFTER_BUSY} where a wait on the database ran out or the instance has no room for an upload, ${RETRY_AFTER_UNAVAILABLE} otherwise (the database is unreachable).`,
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+/** Every 503 carries Retry-After (errorReply), so the document says so wherever an operation answers one. */
+function documentRetryAfter(operation: OperationObject): void {
+  const unavailable = operation.responses['503'] as ResponseObject | undefined;
+  if (unavailable) unavailable.headers = { ...unavailable.headers, ...RETRY_AFTER };
 }
 
 function readsJsonBody(method: string, operation: OperationObject): boolean {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ErrorCode, errorTypeForStatus, statusOfCode } from '../errors/error-code';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-code';
+import { errorReply } from '../errors/error-reply';
 import { REQUEST_ID_HEADER } from './request-id.middleware';
 
 const ANSWERS: Record<string, [ErrorCode, string]> = {
@@ -23,12 +25,13 @@ export function answerHttpParserErrors(server: Server): void {
       return;
     }
     const [code, detail] = ANSWERS[error.code ?? ''] ?? MALFORMED;
-    const status = statusOfCode(code);
-    const body = JSON.stringify({ code, error: errorTypeForStatus(status), detail });
+    const { status, headers, body } = errorReply(new AppError(code, detail));
+    const json = JSON.stringify(body);
+    const extraHeaders = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${REQUEST_ID_HEADER}: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${extraHeaders}` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+        `${REQUEST_ID_HEADER}: ${randomUUID()}\r\nConnection: close\r\n\r\n${json}`,
     );
   });
 }

@@ -1,4 +1,4 @@
-import { uuidV7, uuidV7Floor, uuidV7Millis } from './uuid-v7';
+import { UUID_V7_MAX_MILLIS, uuidV7, uuidV7Floor, uuidV7Millis } from './uuid-v7';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -34,5 +34,21 @@ describe('uuidV7', () => {
   it('gives back the milliseconds an id was made at', () => {
     const at = new Date('2026-11-26T16:30:00.123Z');
     expect([uuidV7Millis(uuidV7(at)), uuidV7Millis(uuidV7Floor(at))]).toEqual([at.getTime(), at.getTime()]);
+  });
+
+  it('holds every millisecond from 1970 to the last its 48 bits can', () => {
+    expect(uuidV7Floor(new Date(0))).toBe('00000000-0000-7000-8000-000000000000');
+    expect(uuidV7Floor(new Date(UUID_V7_MAX_MILLIS))).toBe('ffffffff-ffff-7000-8000-000000000000');
+    expect(uuidV7Millis(uuidV7(new Date(UUID_V7_MAX_MILLIS)))).toBe(UUID_V7_MAX_MILLIS);
+  });
+
+  it.each([
+    ['before 1970', new Date(-1)],
+    ['in the year 0', new Date('0000-01-01T00:00:00Z')],
+    ['past its 48 bits', new Date(UUID_V7_MAX_MILLIS + 1)],
+    ['no time at all', new Date(Number.NaN)],
+  ])('refuses an instant %s rather than build a bad id', (_case, at) => {
+    expect(() => uuidV7Floor(at)).toThrow(RangeError);
+    expect(() => uuidV7(at)).toThrow(RangeError);
   });
 });

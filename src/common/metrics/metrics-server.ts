@@ -3,6 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics } from 'prom-client';
 import { AppConfig } from '../../config/app-config';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-code';
+import { errorReply } from '../errors/error-reply';
 import { Metrics } from './metrics';
 
 /**
@@ -46,8 +49,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
-      response.writeHead(404, { 'Content-Type': 'application/json' });
-      response.end(JSON.stringify({ code: 'NOT_FOUND', error: 'not_found', detail: 'This port serves GET /metrics only.' }));
+      answerError(response, new AppError(ErrorCode.NOT_FOUND, 'This port serves GET /metrics only.'));
       return;
     }
     try {
@@ -56,8 +58,13 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
       response.end(body);
     } catch (error) {
       this.logger.error(`Metrics could not be collected: ${error instanceof Error ? error.message : String(error)}`);
-      response.writeHead(503, { 'Content-Type': 'application/json' });
-      response.end(JSON.stringify({ code: 'SERVICE_UNAVAILABLE', error: 'service_unavailable', detail: 'The metrics could not be collected.' }));
+      answerError(response, new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The metrics could not be collected.'));
     }
   }
+}
+
+function answerError(response: ServerResponse, error: AppError): void {
+  const reply = errorReply(error);
+  response.writeHead(reply.status, { ...reply.headers, 'Content-Type': 'application/json' });
+  response.end(JSON.stringify(reply.body));
 }

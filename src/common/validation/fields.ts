@@ -2,7 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
 import { IsJsonInteger, MAX_JSON_INTEGER, MaxCodePoints, NotBlank, Required } from './field-rules';
-import { DateTime, LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
+import { DateTime } from './date-time';
+import { LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
 
 /**
  * The field kit: one decorator per kind of field, carrying its validation rules, the contract's
@@ -87,8 +88,9 @@ export function EnumListField(options: FieldDocs & { values: readonly string[]; 
 }
 
 /**
- * An ISO 8601 (RFC 3339) date-time with its time zone, `Z` or an offset (documented as `format:
- * date-time`); the value stays the string sent, `new Date(value)` reads it.
+ * An ISO 8601 (RFC 3339) date-time with its time zone, `Z` or an offset, naming a real instant the
+ * service can store (documented as `format: date-time`); the value stays the string sent,
+ * `dateTimeInstant(value)` reads it.
  */
 export function DateTimeField(options: FieldDocs = {}) {
   return field(options, { type: String, format: 'date-time' }, [IsString(), DateTime()]);

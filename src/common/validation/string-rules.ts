@@ -51,25 +51,3 @@ export function NoSurroundingWhitespace(options?: ValidationOptions) {
     { ...options, context: { reason: 'invalid_format', suggest: (value: unknown) => (typeof value === 'string' ? value.trim() : undefined) } },
   );
 }
-
-// A date and time with an explicit offset (RFC 3339): a bare date or local time would depend on the machine.
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-
-/** True for an RFC 3339 date-time (with `Z` or an offset) that names a real instant. */
-export function isDateTime(value: unknown): value is string {
-  return typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(new Date(value).getTime());
-}
-
-/** An RFC 3339 date-time with its offset, e.g. 2026-01-31T09:00:00Z; anything else is invalid_format. */
-export function DateTime(options?: ValidationOptions) {
-  return ValidateBy(
-    {
-      name: 'dateTime',
-      validator: {
-        validate: (value: unknown) => typeof value !== 'string' || isDateTime(value),
-        defaultMessage: () => 'must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T09:00:00Z',
-      },
-    },
-    { ...options, context: { reason: 'invalid_format' } },
-  );
-}

@@ -1,11 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { WEBHOOK_SECRET_PREFIX } from '../../common/secret-prefixes';
 
-const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32;
 
 /** A new signing secret as Standard Webhooks writes one: `whsec_` and the base64 of random bytes. */
 export function newWebhookSecret(): string {
-  return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
+  return WEBHOOK_SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
 }
 
 /**
@@ -16,7 +16,7 @@ export function newWebhookSecret(): string {
 export function webhookSignature(secrets: readonly string[], webhookId: string, timestampSeconds: number, body: string): string {
   return secrets
     .map((secret) => {
-      const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+      const key = Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64');
       return `v1,${createHmac('sha256', key).update(`${webhookId}.${timestampSeconds}.${body}`).digest('base64')}`;
     })
     .join(' ');

@@ -50,6 +50,8 @@ export class WebhookSender {
     if (!secure && !(url.protocol === 'http:' && this.options.allowInsecure)) {
       return Promise.resolve({ status: null, error: `refused: ${url.protocol} targets are not allowed` });
     }
+    // Refused at creation; an endpoint stored before that rule may still have it.
+    if (url.port === '0') return Promise.resolve({ status: null, error: 'refused: port 0' });
     const host = bareHostname(url);
     if (isIP(host) !== 0 && !this.allowed(host)) {
       return Promise.resolve({ status: null, error: 'refused: the address is not public' });

@@ -7,13 +7,22 @@ export function bareHostname(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
+// Control characters (C0, DEL, C1) and backslashes, anywhere in the value as sent: new URL drops
+// tabs and line breaks and reads `\` as `/`, so the URL it makes would not be the one stored, and a
+// CR LF that reached a request line would split it.
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\\]/;
+
 /**
  * What can be told from the URL alone, at creation: an absolute `https` URL (or `http` when insecure
- * targets are allowed), without credentials or fragment, whose host is no private address literal
- * nor `localhost`. Whether a name resolves to public addresses is checked at every delivery, since
- * DNS answers change (webhook-sender.ts).
+ * targets are allowed) as sent, without control characters or backslashes, credentials, fragment or
+ * port 0, whose host is no private address literal nor `localhost`. Whether a name resolves to public
+ * addresses is checked at every delivery, since DNS answers change (webhook-sender.ts).
  */
 export function checkWebhookUrl(value: string, allowInsecure: boolean): void {
+  if (UNSAFE_CHARACTERS.test(value)) {
+    throw AppError.validation('url', 'invalid_format', 'url: must not contain control characters (line breaks, tabs, …) or backslashes.');
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -28,6 +37,7 @@ export function checkWebhookUrl(value: string, allowInsecure: boolean): void {
     throw AppError.validation('url', 'invalid_value', 'url: must not carry credentials (user:password@); authenticate the requests by their signature.');
   }
   if (url.hash !== '' || value.includes('#')) throw AppError.validation('url', 'invalid_value', 'url: must not have a fragment (#…).');
+  if (url.port === '0') throw AppError.validation('url', 'invalid_value', 'url: must not use port 0.');
   if (allowInsecure) return;
   const host = bareHostname(url);
   if (isIP(host) !== 0 ? !isPublicAddress(host) : host === 'localhost' || host.endsWith('.localhost')) {

@@ -17,10 +17,12 @@ export class ListAuditEventsQueryDto {
   @UuidField({ description: 'Only changes made with this API key (a uuid in any case).' })
   actor_api_key_id?: string;
 
-  @DateTimeField({ description: 'Only events that occurred at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T09:00:00Z).' })
+  @DateTimeField({
+    description: 'Only events that occurred at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T09:00:00Z; a real instant from 1970-01-01T00:00:00Z on).',
+  })
   since?: string;
 
-  @DateTimeField({ description: 'Only events that occurred before this instant (exclusive).' })
+  @DateTimeField({ description: 'Only events that occurred before this instant (exclusive; the same form and range as `since`).' })
   until?: string;
 
   @PageSize()
