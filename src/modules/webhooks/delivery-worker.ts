@@ -5,7 +5,7 @@ import { AppConfig } from '../../config/app-config';
 import { DatabaseNotifications } from '../../database/database-notifications';
 import type { NotificationSubscription } from '../../database/notifications';
 import { toAuditEventDto } from '../audit-events/audit-event.mapper';
-import { DeliveryOutbox, type AttemptOutcome, type ClaimedDelivery, type EndpointBackoff } from './delivery-outbox';
+import { DeliveryOutboxRepository, type AttemptOutcome, type ClaimedDelivery, type EndpointBackoff } from './delivery-outbox.repository';
 import { jitterFactor, retryDelayMs } from './retry-policy';
 import { WebhookMetrics } from './webhook-metrics';
 import { webhookSignature } from './webhook-secret';
@@ -44,7 +44,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   constructor(
     private readonly config: AppConfig,
     private readonly clock: Clock,
-    private readonly outbox: DeliveryOutbox,
+    private readonly outbox: DeliveryOutboxRepository,
     private readonly notifications: DatabaseNotifications,
     private readonly metrics: WebhookMetrics,
   ) {

@@ -1,32 +1,9 @@
 import type { WebhookDeliveryDto } from './dto/webhook-delivery.dto';
 import type { WebhookEndpointDto } from './dto/webhook-endpoint.dto';
-
-export interface WebhookEndpointRow {
-  id: string;
-  url: string;
-  eventTypes: string[];
-  description: string | null;
-  seq: bigint;
-  createdAt: Date;
-}
+import type { WebhookDeliveryRow, WebhookEndpointRow } from './webhook-endpoints.repository';
 
 export function toWebhookEndpointDto(row: WebhookEndpointRow): WebhookEndpointDto {
   return { id: row.id, url: row.url, event_types: row.eventTypes, description: row.description, created_at: row.createdAt.toISOString() };
-}
-
-export interface WebhookDeliveryRow {
-  id: string;
-  eventId: string;
-  action: string;
-  status: string;
-  attempts: number;
-  lastAttemptAt: Date | null;
-  lastResponseStatus: number | null;
-  lastError: string | null;
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  seq: bigint;
-  createdAt: Date;
 }
 
 export function toWebhookDeliveryDto(row: WebhookDeliveryRow): WebhookDeliveryDto {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
 import { Clock } from '../../common/clock';
 import { Metrics } from '../../common/metrics/metrics';
-import { DeliveryOutbox, type OutboxBacklog } from './delivery-outbox';
+import { DeliveryOutboxRepository, type OutboxBacklog } from './delivery-outbox.repository';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'retried' | 'failed';
 
@@ -18,7 +18,7 @@ export class WebhookMetrics {
   private readonly attempts: Counter<'outcome'>;
   private scrape?: { at: number; backlog: Promise<OutboxBacklog> };
 
-  constructor(metrics: Metrics, outbox: DeliveryOutbox, clock: Clock) {
+  constructor(metrics: Metrics, outbox: DeliveryOutboxRepository, clock: Clock) {
     this.attempts = new Counter({
       name: 'webhook_delivery_attempts_total',
       help: 'Webhook delivery attempts by outcome: delivered (2xx), retried (failed, another attempt is scheduled), failed (the retry schedule is used up).',

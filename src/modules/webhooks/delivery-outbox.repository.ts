@@ -66,7 +66,7 @@ export interface EndpointBackoff {
  * transaction (docs/webhooks.md, "Delivery": fairness and backoff).
  */
 @Injectable()
-export class DeliveryOutbox {
+export class DeliveryOutboxRepository {
   constructor(private readonly txHost: SqlHost) {}
 
   /**
