@@ -12,10 +12,12 @@ function sourceFiles(directory: string): string[] {
 }
 
 describe('Module code', () => {
-  it('reaches the database only through the TransactionHost (docs/architecture.md, "One way to the database")', () => {
+  // That it imports neither PrismaService nor SqlSession is an import rule (.dependency-cruiser.cjs);
+  // a raw query on the Prisma client is a call, which only the source text shows.
+  it('calls no raw query of the Prisma client: it reaches the database through the TransactionHost (docs/architecture.md, "One way to the database")', () => {
     const files = sourceFiles(modules);
     expect(files.length).toBeGreaterThan(0);
-    const offending = files.filter((file) => /\bPrismaService\b|\$(queryRaw|executeRaw)(Unsafe)?\b|\bSqlSession\b/.test(readFileSync(file, 'utf8')));
+    const offending = files.filter((file) => /\$(queryRaw|executeRaw)(Unsafe)?\b/.test(readFileSync(file, 'utf8')));
     expect(offending.map((file) => relative(modules, file))).toEqual([]);
   });
 });
