@@ -6,7 +6,7 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY prisma ./prisma
-# postinstall runs `prisma generate`, which needs only the schema (it builds only where src/ exists).
+# postinstall runs `prisma generate`, which needs only the schema (it builds only where scripts/build.mjs exists).
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY scripts ./scripts
