@@ -2,12 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
-import { TransactionHost } from '../../database/transaction-host';
-import { Prisma } from '../../generated/prisma/client';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-code';
 import { Metrics } from '../metrics/metrics';
 import { hashApiKeyToken, isWellFormedApiKeyToken } from './api-key-token';
+import { ApiKeysRepository } from './api-keys.repository';
 import type { Principal } from './principal';
 import { VerifiedKeyCache } from './verified-key-cache';
 
@@ -22,7 +21,7 @@ export interface AuthenticateOptions {
 @Injectable()
 export class ApiKeyAuthenticator {
   constructor(
-    private readonly txHost: TransactionHost,
+    private readonly apiKeys: ApiKeysRepository,
     private readonly config: AppConfig,
     private readonly cache: VerifiedKeyCache,
     private readonly metrics: Metrics,
@@ -46,9 +45,7 @@ export class ApiKeyAuthenticator {
     const lookup = this.cache.startLookup();
     let key;
     try {
-      [key] = await this.txHost.sql.query<{ id: string; organizationId: string; scopes: string[]; revokedAt: Date | null; keyHash: string }>(Prisma.sql`
-        SELECT id, organization_id AS "organizationId", scopes, revoked_at AS "revokedAt", key_hash AS "keyHash"
-        FROM api_keys WHERE key_hash = ${hash}`);
+      key = await this.apiKeys.findByHash(hash);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       const remembered = options.rememberForOutage ? this.cache.recall(hash, this.config.API_KEY_OUTAGE_GRACE_SECONDS * 1000) : undefined;

@@ -2,13 +2,13 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { AppConfig } from '../../config/app-config';
 import { DatabaseNotifications } from '../../database/database-notifications';
 import type { NotificationSubscription } from '../../database/notifications';
-import { SqlHost } from '../../database/sql-host';
 import { Clock } from '../clock';
+import { API_KEY_REVOKED_CHANNEL, ApiKeysRepository } from './api-keys.repository';
 import { RevocationVersionPoller } from './revocation-version-poller';
 import { VerifiedKeyCache } from './verified-key-cache';
 
-/** The NOTIFY channel a revocation is announced on, with the key's id as payload (AdminService.revokeApiKey). */
-export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
+// Still imported from here by the admin CLI's own revocation statement (src/admin/admin.service.ts).
+export { API_KEY_REVOKED_CHANNEL };
 
 /**
  * Feeds the revocations every instance hears on the database into this instance's key cache:
@@ -26,14 +26,14 @@ export class ApiKeyRevocations implements OnApplicationBootstrap, OnApplicationS
     private readonly notifications: DatabaseNotifications,
     private readonly cache: VerifiedKeyCache,
     private readonly config: AppConfig,
-    private readonly sqlHost: SqlHost,
+    private readonly apiKeys: ApiKeysRepository,
     private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.cache.enabled) return;
     if (this.config.DATABASE_NOTIFICATIONS === 'off') {
-      this.poller = new RevocationVersionPoller(this.sqlHost.sql, this.cache, this.clock, this.config.API_KEY_REVOCATION_POLL_MS);
+      this.poller = new RevocationVersionPoller(this.apiKeys, this.cache, this.clock, this.config.API_KEY_REVOCATION_POLL_MS);
       await this.poller.start();
       return;
     }

@@ -10,6 +10,7 @@ import { ApiKeyAuthGuard } from './api-key-auth.guard';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
 import { ApiKeyRevocations } from './api-key-revocations';
 import { ApiKeyThrottlerGuard } from './api-key-throttler.guard';
+import { ApiKeysRepository } from './api-keys.repository';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { ScopeGuard } from './scope.guard';
 import { VerifiedKeyCache } from './verified-key-cache';
@@ -36,6 +37,7 @@ const ONE_MINUTE_MS = 60_000;
   ],
   providers: [
     VerifiedKeyCache,
+    ApiKeysRepository,
     ApiKeyRevocations,
     ApiKeyAuthenticator,
     AuthFailureLimiter,

@@ -1,16 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { Prisma } from '../../generated/prisma/client';
-import type { SqlQueries } from '../../database/sql-queries';
 import type { Clock } from '../clock';
+import type { ApiKeysRepository } from './api-keys.repository';
 import type { VerifiedKeyCache } from './verified-key-cache';
-
-/** Reads the revocation version (one row, incremented by every revocation: AdminService.revokeApiKey). */
-export const READ_REVOCATION_VERSION = Prisma.sql`SELECT version::text AS version FROM api_key_revocation_version WHERE id = 1`;
 
 /**
  * Where the database has no LISTEN/NOTIFY (DATABASE_NOTIFICATIONS=off): reads the revocation
- * version every `intervalMs` through the pool (a pooler in transaction mode serves it too) and
- * empties the key cache when it changed. A read that succeeds lets the cache answer until two
+ * version (ApiKeysRepository.readRevocationVersion) every `intervalMs` through the pool (a pooler
+ * in transaction mode serves it too) and empties the key cache when it changed. A read that succeeds lets the cache answer until two
  * intervals after it started; a failed one stops it answering at once, so a revocation takes
  * effect on this instance within one interval (two when a read is slow), whatever happens.
  */
@@ -22,7 +18,7 @@ export class RevocationVersionPoller {
   private failing = false;
 
   constructor(
-    private readonly sql: SqlQueries,
+    private readonly apiKeys: Pick<ApiKeysRepository, 'readRevocationVersion'>,
     private readonly cache: VerifiedKeyCache,
     private readonly clock: Clock,
     private readonly intervalMs: number,
@@ -46,10 +42,10 @@ export class RevocationVersionPoller {
     this.running = true;
     const startedAtMs = this.clock.now().getTime();
     try {
-      const [row] = await this.sql.query<{ version: string }>(READ_REVOCATION_VERSION);
-      if (!row) throw new Error('the api_key_revocation_version row is missing (run the migrations)');
-      if (this.version !== undefined && row.version !== this.version) this.cache.someRevoked();
-      this.version = row.version;
+      const version = await this.apiKeys.readRevocationVersion();
+      if (version === undefined) throw new Error('the api_key_revocation_version row is missing (run the migrations)');
+      if (this.version !== undefined && version !== this.version) this.cache.someRevoked();
+      this.version = version;
       this.cache.heardUntil(startedAtMs + 2 * this.intervalMs);
       if (this.failing) this.logger.log('Reading the API key revocation version again: verified keys are cached from now on.');
       this.failing = false;

@@ -1,32 +1,24 @@
-import { Prisma } from '../../generated/prisma/client';
+import type { AuditActor } from '../../common/audit/audit-actor';
+import { columns, type RowOf } from '../../database/columns';
+import { Prisma, type AuditEvent } from '../../generated/prisma/client';
 import type { AuditEventDto } from './dto/audit-event.dto';
 
-/** An audit_events row as auditEventColumns selects it. */
-export interface AuditEventRow {
-  eventId: string;
-  occurredAt: Date;
-  action: string;
-  resourceType: string;
-  resourceId: string;
-  actorType: 'api_key' | 'cli';
-  actorApiKeyId: string | null;
-  requestId: string | null;
-  revisionBefore: bigint | null;
-  revisionAfter: bigint | null;
+const storedColumns = (table: string) =>
+  columns<AuditEvent>(table)('occurredAt', 'action', 'resourceType', 'resourceId', 'actorType', 'actorApiKeyId', 'requestId', 'revisionBefore', 'revisionAfter', 'changes');
+
+/** An audit_events row as auditEventColumns selects it: its id as `eventId`, the actor type and changes as the writer (AuditStatements) writes them. */
+export type AuditEventRow = Omit<RowOf<ReturnType<typeof storedColumns>>, 'actorType' | 'changes'> & {
+  eventId: AuditEvent['id'];
+  actorType: AuditActor['type'];
   changes: AuditEventDto['changes'];
-}
+};
 
 /**
  * The columns of audit_events (under the alias `table` of the statement's FROM) that
  * toAuditEventDto maps: the list reads them, and the webhook worker reads them with a delivery.
  */
 export function auditEventColumns(table: string): Prisma.Sql {
-  const t = (column: string) => `${table}.${column}`;
-  return Prisma.raw(
-    `${t('id')} AS "eventId", ${t('occurred_at')} AS "occurredAt", ${t('action')}, ${t('resource_type')} AS "resourceType", ` +
-      `${t('resource_id')} AS "resourceId", ${t('actor_type')} AS "actorType", ${t('actor_api_key_id')} AS "actorApiKeyId", ` +
-      `${t('request_id')} AS "requestId", ${t('revision_before')} AS "revisionBefore", ${t('revision_after')} AS "revisionAfter", ${t('changes')}`,
-  );
+  return Prisma.sql`${Prisma.raw(`${table}."id" AS "eventId"`)}, ${storedColumns(table).sql}`;
 }
 
 /** An audit event on the wire: as GET /audit-events lists it, and the `data` of its webhook payload. */

@@ -7,10 +7,9 @@ import { Metrics } from '../../common/metrics/metrics';
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { DatabaseOutageLog } from '../../database/outage-log';
-import { TransactionHost } from '../../database/transaction-host';
-import { Prisma } from '../../generated/prisma/client';
 import { CYCLE_MODE, type DataStatus, type MeteringPolicyDto } from './dto/metering-policy.dto';
 import { nextResetAfter } from './subscription-cycle';
+import { SubscriptionsRepository } from './subscriptions.repository';
 
 /** What was read from the database for one organization, and when, with its times as answered. */
 interface PolicySnapshot {
@@ -21,28 +20,6 @@ interface PolicySnapshot {
   /** The next reset as last computed: the first reset after every instant from `from` until `at`. */
   nextReset?: { from: number; at: number; text: string };
 }
-
-interface SubscriptionRow {
-  anchorAt: Date;
-  updatedAt: Date;
-  /** How long ago the data read was current (a lagging replica), in milliseconds; absent on the primary. */
-  behindMs?: number | null;
-}
-
-const subscriptionStatement = (organizationId: string) => Prisma.sql`
-  SELECT anchor_at AS "anchorAt", updated_at AS "updatedAt" FROM subscriptions WHERE organization_id = ${organizationId}::uuid`;
-
-/**
- * With DATABASE_REPLICA_URL: a hot standby that has replayed all the WAL it received is current
- * (up to the streaming delay); one with WAL still to replay holds the data as of its last replayed
- * commit. On the primary (no replica, or the failover) pg_is_in_recovery() is false: null.
- */
-const subscriptionWithLagStatement = (organizationId: string) => Prisma.sql`
-  SELECT anchor_at AS "anchorAt", updated_at AS "updatedAt",
-    CASE WHEN pg_is_in_recovery() AND pg_last_wal_receive_lsn() IS DISTINCT FROM pg_last_wal_replay_lsn()
-      THEN GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8
-    END AS "behindMs"
-  FROM subscriptions WHERE organization_id = ${organizationId}::uuid`;
 
 /**
  * Reads an organization's metering policy through a small per-organization cache: a read
@@ -57,7 +34,7 @@ export class MeteringPolicyService {
   private readonly replicaLag: boolean;
 
   constructor(
-    private readonly txHost: TransactionHost,
+    private readonly subscriptions: SubscriptionsRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly outageLog: DatabaseOutageLog,
@@ -86,9 +63,8 @@ export class MeteringPolicyService {
     return this.toDto(snapshot, 'fresh');
   }
 
-  /** On the read replica when there is one: the policy is cached for METERING_CACHE_TTL_MS anyway. */
   private async load(organizationId: string): Promise<PolicySnapshot> {
-    const [subscription] = await this.txHost.replica.query<SubscriptionRow>(this.replicaLag ? subscriptionWithLagStatement(organizationId) : subscriptionStatement(organizationId));
+    const subscription = await this.subscriptions.findForMetering(organizationId, this.replicaLag);
     // Every organization is created with its subscription (AdminService.createOrganization).
     if (!subscription) throw new Error(`Organization ${organizationId} has no subscription`);
     const dataAsOf = new Date(this.clock.now().getTime() - (subscription.behindMs ?? 0));
