@@ -1,25 +1,24 @@
 import { Readable } from 'node:stream';
 import * as yauzl from 'yauzl';
-import type { SqlQueries } from '../../database/sql-queries';
-import { selectChunk, UPLOAD_CHUNK_BYTES } from './database-upload-storage';
+import { UPLOAD_CHUNK_BYTES } from './database-upload-storage';
 
 // yauzl reads a zip's central directory, then each entry's header and data, mostly in order: a few
 // recent pieces serve the small reads that fall in a piece already read.
 const CACHED_CHUNKS = 4;
 
 /**
- * Lets yauzl read an upload whose bytes are in upload_chunks (through `sql`, the transaction that
- * wrote them), a range at a time, so that a package is checked without being held whole. A database
- * failure is kept in `failure`: the package reader turns any read error into `invalid_archive`, and
- * the caller answers with this instead.
+ * Lets yauzl read an upload whose bytes are in upload_chunks (a piece at a time through
+ * `readChunk`, in the transaction that wrote them), a range at a time, so that a package is checked
+ * without being held whole. A database failure is kept in `failure`: the package reader turns any
+ * read error into `invalid_archive`, and the caller answers with this instead.
  */
 export class ChunkRangeReader extends yauzl.RandomAccessReader {
   failure: unknown;
   private readonly chunks = new Map<number, Promise<Buffer>>();
 
   constructor(
-    private readonly sql: SqlQueries,
     private readonly uploadId: string,
+    private readonly readChunk: (ordinal: number) => Promise<Buffer | null>,
   ) {
     super();
   }
@@ -39,7 +38,7 @@ export class ChunkRangeReader extends yauzl.RandomAccessReader {
   private chunk(ordinal: number): Promise<Buffer> {
     let chunk = this.chunks.get(ordinal);
     if (!chunk) {
-      chunk = selectChunk(this.sql, this.uploadId, ordinal).then(
+      chunk = this.readChunk(ordinal).then(
         (bytes) => bytes ?? Promise.reject(new Error(`Upload ${this.uploadId} has no piece ${ordinal}`)),
         (error: unknown) => {
           this.failure ??= error;

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
+import { RETRY_AFTER_BUSY } from '../../common/errors/error-reply';
 import { AppConfig } from '../../config/app-config';
-
-// Seconds a refused upload should wait: uploads in flight end within seconds, or at the stall timeout.
-const RETRY_AFTER_SECONDS = '1';
 
 /** What one upload being received has taken of its instance's allowance. */
 export interface UploadTicket {
@@ -59,6 +57,7 @@ export class UploadAdmission {
   }
 }
 
+// Uploads in flight end within seconds, or at the stall timeout: a short wait.
 function busy(detail: string): AppError {
-  return new AppError(ErrorCode.SERVICE_UNAVAILABLE, detail, undefined, { 'Retry-After': RETRY_AFTER_SECONDS });
+  return new AppError(ErrorCode.SERVICE_UNAVAILABLE, detail, undefined, { 'Retry-After': RETRY_AFTER_BUSY });
 }

@@ -1,10 +1,7 @@
-import { Prisma } from '../../generated/prisma/client';
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '../../database/transaction-host';
 import { AppError } from '../../common/errors/app-error';
-import type { Upload } from '../../generated/prisma/client';
 import type { UploadKind } from './upload-kind';
-import { RowLock } from '../../database/locks';
+import { UploadsRepository, type UsableUploadRow } from './uploads.repository';
 import { UploadsError } from './uploads.errors';
 
 /**
@@ -13,20 +10,14 @@ import { UploadsError } from './uploads.errors';
  */
 @Injectable()
 export class UploadLookupService {
-  constructor(private readonly txHost: TransactionHost) {}
+  constructor(private readonly uploads: UploadsRepository) {}
 
   /**
-   * The upload, locked FOR SHARE until the caller's transaction ends. That lock is this side of the
-   * purge's protocol (UploadPurger): the purge deletes only rows it could lock FOR UPDATE SKIP LOCKED,
-   * so it skips an upload a PATCH is applying, and by its next run the suite's icon_upload_id is
-   * committed and keeps the icon. When the purge locked the row first, this waits for it and then
-   * finds no row (not found) or the row it left alone. Either way no suite points at a deleted icon.
+   * The upload, locked FOR SHARE until the caller's transaction ends, so that the purge leaves it
+   * alone while the PATCH applies it (UploadsRepository.findForShare).
    */
-  async findUsable(organizationId: string, uploadId: string, kind: UploadKind, field: string, now: Date): Promise<Upload> {
-    const tx = this.txHost.tx;
-    const locked = await this.txHost.sql.query<{ id: string }>(Prisma.sql`
-      SELECT id FROM uploads WHERE id = ${uploadId}::uuid AND organization_id = ${organizationId}::uuid ${RowLock.forShare}`);
-    const upload = locked.length === 0 ? null : await tx.upload.findUnique({ where: { id: uploadId } });
+  async findUsable(organizationId: string, uploadId: string, kind: UploadKind, field: string, now: Date): Promise<UsableUploadRow> {
+    const upload = await this.uploads.findForShare(organizationId, uploadId);
     if (!upload) {
       throw new AppError(UploadsError.UPLOAD_NOT_FOUND, `${field}: no upload with this id exists for the organization.`, {
         field,

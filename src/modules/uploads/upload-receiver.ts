@@ -3,20 +3,21 @@ import type { Request } from 'express';
 import type { StorageEngine } from 'multer';
 import { createHash, randomUUID } from 'node:crypto';
 import { finished, type Readable } from 'node:stream';
-import { Prisma } from '../../generated/prisma/client';
 import type { AuthenticatedRequest } from '../../common/auth/principal';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { AppConfig } from '../../config/app-config';
 import { DatabasePool } from '../../database/database-pool';
-import { TransactionHost } from '../../database/transaction-host';
+import { SqlHost } from '../../database/sql-host';
 import { ChunkRangeReader } from './chunk-range-reader';
-import { insertChunk, UPLOAD_CHUNK_BYTES } from './database-upload-storage';
+import { UPLOAD_CHUNK_BYTES } from './database-upload-storage';
 import { HeldTransaction } from './held-transaction';
+import { UploadChunksRepository } from './upload-chunks.repository';
 import { uploadTicketOf } from './upload-admission.interceptor';
 import type { UploadTicket } from './upload-admission';
 import { UPLOAD_KINDS, type UploadKind } from './upload-kind';
 import { largestUploadBytes } from './multipart-errors.interceptor';
+import { UploadsRepository } from './uploads.repository';
 
 /** A package whose bytes are written, in a transaction still open, under a row not yet complete. */
 export interface StreamedPackage {
@@ -53,8 +54,10 @@ export class UploadReceiver implements StorageEngine {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly txHost: TransactionHost,
+    private readonly txHost: SqlHost,
     private readonly pool: DatabasePool,
+    private readonly uploads: UploadsRepository,
+    private readonly chunks: UploadChunksRepository,
   ) {}
 
   _handleFile(request: Request, file: MulterFile, callback: (error?: unknown, info?: Partial<ReceivedFile>) => void): void {
@@ -145,19 +148,19 @@ export class UploadReceiver implements StorageEngine {
     const transaction = await HeldTransaction.begin(this.txHost);
     // Whatever path the request takes from here, its end ends the transaction; the service commits before answering.
     finished(request.res!, () => void transaction.rollBack());
-    const { sql } = transaction;
     const hash = createHash('sha256');
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let ordinal = 0;
     let size = 0;
     let failure: unknown;
-    const writePiece = (piece: Buffer) => insertChunk(sql, uploadId, ordinal++, piece);
+    const writePiece = (piece: Buffer) => {
+      const at = ordinal++;
+      return transaction.run(() => this.chunks.insert(uploadId, at, piece));
+    };
     try {
       // Completed by the service once the package is checked; no one else sees it before the commit.
-      await sql.execute(Prisma.sql`
-        INSERT INTO uploads (id, organization_id, kind, size, sha256, content_type, created_at, expires_at)
-        VALUES (${uploadId}::uuid, ${organizationId}::uuid, 'package', 0, ${'0'.repeat(64)}, 'application/zip', now(), now())`);
+      await transaction.run(() => this.uploads.insertReceiving(organizationId, uploadId));
       for await (const piece of stream as AsyncIterable<Buffer>) {
         size += piece.length;
         if (failure) continue;
@@ -187,7 +190,7 @@ export class UploadReceiver implements StorageEngine {
     return {
       size,
       sha256: hash.digest('hex'),
-      streamed: { uploadId, transaction, reader: () => new ChunkRangeReader(sql, uploadId) },
+      streamed: { uploadId, transaction, reader: () => new ChunkRangeReader(uploadId, (ordinal) => transaction.run(() => this.chunks.find(uploadId, ordinal))) },
     };
   }
 

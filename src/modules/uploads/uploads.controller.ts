@@ -7,7 +7,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -82,10 +81,6 @@ export class UploadsController {
       'UPLOADS_BUSY',
     ],
   )
-  @ApiResponse({
-    status: 503,
-    headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } },
-  })
   create(
     @Body() form: CreateUploadFormDto,
     @UploadedFile() file: ReceivedFile | undefined,

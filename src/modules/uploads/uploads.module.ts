@@ -5,6 +5,7 @@ import { DatabaseUploadStorage } from './database-upload-storage';
 import { largestUploadBytes } from './multipart-errors.interceptor';
 import { UploadLookupService } from './upload-lookup.service';
 import { UploadPurger } from './upload-purger';
+import { UploadQuota } from './upload-quota';
 import { UploadReceiver } from './upload-receiver';
 import { UploadReceivingModule } from './upload-receiving.module';
 import { UploadStorage } from './upload-storage';
@@ -13,8 +14,9 @@ import { UploadsService } from './uploads.service';
 
 /**
  * Uploaded resource packages and icons (docs/uploads.md): the multipart upload, the public icon
- * route, storage and the purge of expired uploads. Exports the lookup other modules apply uploads
- * with (expert suites: upload_id, icon_upload_id).
+ * route, storage and the purge of expired uploads; the repositories (UploadsRepository,
+ * UploadChunksRepository) come with UploadReceivingModule. Exports the lookup other modules apply
+ * uploads with (expert suites: upload_id, icon_upload_id).
  */
 @Module({
   imports: [
@@ -33,6 +35,7 @@ import { UploadsService } from './uploads.service';
   controllers: [UploadsController],
   providers: [
     UploadsService,
+    UploadQuota,
     UploadLookupService,
     UploadPurger,
     { provide: UploadStorage, useClass: DatabaseUploadStorage },

@@ -1,23 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '../../database/transaction-host';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Prisma } from '../../generated/prisma/client';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { AppConfig } from '../../config/app-config';
+import { SqlHost } from '../../database/sql-host';
 import type { UploadDto } from './dto/upload.dto';
 import { detectIconType } from './icon-type';
-import type { PackageContents } from './package-contents';
 import { readPackage } from './package-reader';
+import { toUploadDto } from './upload.mapper';
 import type { UploadKind } from './upload-kind';
-import { enforceUploadQuota } from './upload-quota';
+import { UploadQuota } from './upload-quota';
 import { tooLarge, type ReceivedFile, type StreamedPackage } from './upload-receiver';
 import { UploadStorage } from './upload-storage';
+import { UploadsRepository, type KeptUpload } from './uploads.repository';
 import type { AuditActor } from '../../common/audit/audit-actor';
-import { AuditStatements, created } from '../../common/audit/audit-event';
-import { UploadsAudit } from './uploads.audit';
+import { created, type AuditChanges } from '../../common/audit/audit-event';
 
 export interface IconContent {
   contentType: string;
@@ -26,26 +25,15 @@ export interface IconContent {
   bytes: Readable;
 }
 
-/** What an upload row says, as the answer needs it. */
-interface StoredUpload {
-  id: string;
-  kind: string;
-  size: number;
-  sha256: string;
-  contentType: string;
-  manifest: PackageContents | null;
-  createdAt: Date;
-  expiresAt: Date;
-}
-
 @Injectable()
 export class UploadsService {
   constructor(
-    private readonly txHost: TransactionHost,
+    private readonly txHost: SqlHost,
+    private readonly uploads: UploadsRepository,
+    private readonly quota: UploadQuota,
     private readonly storage: UploadStorage,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-    private readonly audit: AuditStatements,
   ) {}
 
   /**
@@ -62,14 +50,11 @@ export class UploadsService {
     const bytes = file.buffer!;
 
     const { contentType, manifest } = kind === 'package' ? { contentType: 'application/zip', manifest: await readPackage(bytes) } : { contentType: iconType(bytes), manifest: null };
-    const upload: StoredUpload = { id: randomUUID(), kind, size: file.size, sha256: file.sha256, contentType, manifest, ...this.lifetime() };
-    await this.txHost.withTransaction(async () => {
-      await enforceUploadQuota(this.txHost.sql, organizationId, upload.id, upload.size, this.config.UPLOAD_STORAGE_QUOTA_BYTES);
-      await this.txHost.tx.upload.create({
-        data: { ...upload, organizationId, manifest: (manifest ?? undefined) as Prisma.InputJsonValue | undefined },
-      });
+    const upload: KeptUpload = { id: randomUUID(), kind, size: file.size, sha256: file.sha256, contentType, manifest, ...this.lifetime() };
+    await this.txHost.withSqlTransaction(async () => {
+      await this.quota.enforce(organizationId, upload.id, upload.size);
+      await this.uploads.insert(organizationId, upload, { actor, at: upload.createdAt }, createdChanges(upload));
       await this.storage.write(upload.id, bytes);
-      await this.txHost.sql.execute(this.uploadCreatedEvent(organizationId, upload, actor));
     });
     return toUploadDto(upload);
   }
@@ -84,13 +69,11 @@ export class UploadsService {
       const manifest = await readPackage({ reader, size: file.size }).catch((error: unknown) => {
         throw reader.failure ?? error;
       });
-      const upload: StoredUpload = { id: uploadId, kind, size: file.size, sha256: file.sha256, contentType: 'application/zip', manifest, ...this.lifetime() };
-      await enforceUploadQuota(transaction.sql, organizationId, uploadId, upload.size, this.config.UPLOAD_STORAGE_QUOTA_BYTES);
-      await transaction.sql.execute(Prisma.sql`
-        UPDATE uploads SET size = ${upload.size}, sha256 = ${upload.sha256}, manifest = ${JSON.stringify(manifest)}::jsonb,
-          created_at = ${upload.createdAt}, expires_at = ${upload.expiresAt}
-        WHERE id = ${uploadId}::uuid`);
-      await transaction.sql.execute(this.uploadCreatedEvent(organizationId, upload, actor));
+      const upload: KeptUpload = { id: uploadId, kind, size: file.size, sha256: file.sha256, contentType: 'application/zip', manifest, ...this.lifetime() };
+      await transaction.run(async () => {
+        await this.quota.enforce(organizationId, uploadId, upload.size);
+        await this.uploads.complete(organizationId, upload, { actor, at: upload.createdAt }, createdChanges(upload));
+      });
       await transaction.commit();
       return toUploadDto(upload);
     } finally {
@@ -103,47 +86,26 @@ export class UploadsService {
     return { createdAt, expiresAt: new Date(createdAt.getTime() + this.config.UPLOAD_TTL_SECONDS * 1000) };
   }
 
-  private uploadCreatedEvent(organizationId: string, upload: StoredUpload, actor: AuditActor) {
-    const { upload_id: _id, created_at: _createdAt, ...fields } = toUploadDto(upload);
-    return this.audit.insert({ actor, at: upload.createdAt }, { organizationId, action: UploadsAudit.UploadCreated, resourceId: upload.id, changes: created(fields) });
-  }
-
   /**
    * An icon's bytes, for the public content route: anyone holding the (unguessable) address may load
    * it, as a browser showing icon_url must. Packages are never served.
    */
   async iconContent(uploadId: string): Promise<IconContent> {
-    const upload = await this.txHost.tx.upload.findFirst({ where: { id: uploadId, kind: 'icon' }, select: { contentType: true, size: true } });
+    const upload = await this.uploads.findOfKind(uploadId, 'icon');
     const bytes = upload ? await this.storage.read(uploadId, upload.size) : null;
     if (!upload || !bytes) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
     return { contentType: upload.contentType, size: upload.size, bytes };
   }
 }
 
+/** The changes of the `upload.created` audit event: the upload's fields as the answer names them. */
+function createdChanges(upload: KeptUpload): AuditChanges {
+  const { upload_id: _id, created_at: _createdAt, ...fields } = toUploadDto(upload);
+  return created(fields);
+}
+
 function iconType(bytes: Buffer): string {
   const type = detectIconType(bytes);
   if (!type) throw AppError.validation('file', 'unsupported_type', 'file: an icon must be a PNG, JPEG, WebP or SVG image.');
   return type.contentType;
-}
-
-function toUploadDto(upload: StoredUpload): UploadDto {
-  const contents = upload.manifest;
-  return {
-    upload_id: upload.id,
-    kind: upload.kind,
-    size: upload.size,
-    sha256: upload.sha256,
-    content_type: upload.contentType,
-    package: contents
-      ? {
-          name: contents.name,
-          version: contents.version,
-          command_count: contents.commands.length,
-          skill_count: contents.skills.length,
-          connector_count: contents.connectors.length,
-        }
-      : null,
-    created_at: upload.createdAt.toISOString(),
-    expires_at: upload.expiresAt.toISOString(),
-  };
 }
