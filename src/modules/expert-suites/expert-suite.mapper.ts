@@ -2,7 +2,7 @@ import type { ExpertSuite, MarketItem } from '../../generated/prisma/client';
 import { uploadContentPath } from '../uploads/upload-kind';
 import type { ConnectorRefDto, ExpertSuiteDto } from './dto/expert-suite.dto';
 
-/** A suite as the service reads it: `last_change` only serves the PATCH's own statement (suiteUpdateStatement). */
+/** A suite as the service reads it: `last_change` only serves the PATCH's own statement (ExpertSuitesRepository.updateInOneStatement). */
 export type ExpertSuiteWithMarketItem = Omit<ExpertSuite, 'lastChange'> & { marketItem: MarketItem | null };
 
 /**

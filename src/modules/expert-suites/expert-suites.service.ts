@@ -1,43 +1,41 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '../../database/transaction-host';
+import { SqlHost } from '../../database/sql-host';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
-import { Prisma } from '../../generated/prisma/client';
 import { revisionETag, type RevisionPrecondition } from '../../common/http/entity-tags';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
-import { pageOfRows, startOfPage } from '../../common/pagination/page-token';
+import { pageOfRows, startOfPage, type SortValueRange } from '../../common/pagination/page-token';
 import type { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
-import { UpdateExpertSuiteDto, type ConnectorRefInputDto } from './dto/update-expert-suite.dto';
+import { UpdateExpertSuiteDto } from './dto/update-expert-suite.dto';
 import type { ExpertSuiteWithMarketItem } from './expert-suite.mapper';
-import { withoutUnchanged, type SuiteData } from './suite-changes';
-import { canTransition } from './suite-status';
-import { fitsOneStatement, normalizedConnectorRefs, SUITE_CREATION_TIMES, suitePageStatement, suiteRowToModel, suiteSelectStatement, suiteUpdateStatement, type SuiteRow, type UpdatedSuiteRow } from './suite-update-statement';
-import type { PackageConnectorRef, PackageContents } from '../uploads/package-contents';
+import { auditedChanges, diffOf, packageStateOf, requireMatch, type PackageState, type SuiteDiff } from './suite-changes';
+import { fitsOneStatement, iconUploadWrites, ownFieldWrites, packageWrites, type SuiteWrite } from './suite-patch';
+import type { PackageContents } from '../uploads/package-contents';
 import { UploadLookupService } from '../uploads/upload-lookup.service';
-import { RowLock } from '../../database/locks';
 import { ExpertSuitesError } from './expert-suites.errors';
 import type { AuditActor } from '../../common/audit/audit-actor';
-import { AuditStatements, type AuditChanges } from '../../common/audit/audit-event';
-import { ExpertSuitesAudit } from './expert-suites.audit';
-
-interface PackageState {
-  hasPackage: boolean;
-  commandCount: number;
-  skillCount: number;
-}
+import { CategoriesRepository } from './categories.repository';
+import { ExpertSuitesRepository, type UpdatedSuite } from './expert-suites.repository';
 
 // A one-statement PATCH that wrote nothing although the suite, read right after, says it would
 // change: another writer got in between. Trying again is safe; this bounds it.
 const MAX_ONE_STATEMENT_ATTEMPTS = 3;
 
+/**
+ * The creation times a suite page token can carry, in epoch milliseconds: those both PostgreSQL's
+ * timestamptz (from 4714-11-24 BC) and a JavaScript Date (to +275760-09-13) can hold.
+ */
+const SUITE_CREATION_TIMES: SortValueRange = { min: -210_866_803_200_000n, max: 8_640_000_000_000_000n };
+
 @Injectable()
 export class ExpertSuitesService {
   constructor(
-    private readonly txHost: TransactionHost,
+    private readonly txHost: SqlHost,
+    private readonly suites: ExpertSuitesRepository,
+    private readonly categories: CategoriesRepository,
     private readonly uploads: UploadLookupService,
     private readonly clock: Clock,
-    private readonly audit: AuditStatements,
   ) {}
 
   /**
@@ -59,7 +57,7 @@ export class ExpertSuitesService {
     }
     const { expected, revisionCheck } = expectedRevision(body, precondition);
     if (fitsOneStatement(expected)) return this.updateInOneStatement(organizationId, suiteId, expected, revisionCheck, actor);
-    return this.txHost.withTransaction(() => this.updateInTransaction(organizationId, suiteId, expected, revisionCheck, actor));
+    return this.txHost.withSqlTransaction(() => this.updateInTransaction(organizationId, suiteId, expected, revisionCheck, actor));
   }
 
   /** One suite, as PATCH returns it. */
@@ -76,9 +74,8 @@ export class ExpertSuitesService {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const tokenQuery = ['expert-suites', organizationId, query.status ?? '', query.category_id ?? ''];
     const position = startOfPage(tokenQuery, SUITE_CREATION_TIMES, query.page_token, 'filters');
-    const rows = await this.txHost.replica.query<SuiteRow>(suitePageStatement(organizationId, query, position, pageSize + 1));
-    const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(row.createdAt.getTime()), id: row.id }));
-    return { items: page.items.map(suiteRowToModel), next_page_token: page.next_page_token };
+    const suites = await this.suites.listPage(organizationId, query, position, pageSize + 1);
+    return pageOfRows(tokenQuery, suites, pageSize, (suite) => ({ after: String(suite.createdAt.getTime()), id: suite.id }));
   }
 
   private async updateInOneStatement(
@@ -88,19 +85,16 @@ export class ExpertSuitesService {
     revisionCheck: RevisionCheck,
     actor: AuditActor,
   ): Promise<ExpertSuiteWithMarketItem> {
+    const writes = ownFieldWrites(body);
     for (let attempt = 1; ; attempt++) {
       const now = this.clock.now();
-      const statement = suiteUpdateStatement(organizationId, suiteId, body, { actor, at: now }, this.audit);
-      if (statement) {
-        const [updated] = await this.txHost.sql.query<UpdatedSuiteRow>(statement);
-        if (updated) return this.withCurrentMarketItem(updated);
-      }
-      // Nothing was written: the suite as it is now says why, with the same checks in the same
-      // order as a PATCH applied in a transaction.
+      const updated = await this.suites.updateInOneStatement(organizationId, suiteId, writes, body.expected_revision, { actor, at: now });
+      if (updated) return this.withCurrentMarketItem(updated);
+      // Nothing was written: the suite as it is now says why, with the same rules (suite-patch.ts)
+      // checked in code, in the same order as a PATCH applied in a transaction.
       const suite = await this.readSuite(organizationId, suiteId);
       checkExpectedRevision(body.expected_revision, suite.revision, revisionCheck.code, revisionCheck.field, 'suite');
-      const changes = await this.suiteChanges(suite, body, now);
-      if (Object.keys(changes).length === 0) return suite;
+      if (!diffOf(suite, writes, packageStateOf(suite)).isChange) return suite;
       if (attempt === MAX_ONE_STATEMENT_ATTEMPTS) throw concurrentChange(revisionCheck.code, revisionCheck.field);
     }
   }
@@ -112,13 +106,12 @@ export class ExpertSuitesService {
     revisionCheck: RevisionCheck,
     actor: AuditActor,
   ): Promise<ExpertSuiteWithMarketItem> {
-    const tx = this.txHost.tx;
     const now = this.clock.now();
     // Writers of one suite (on any instance) queue on its row lock, so that a PATCH without
     // expected_revision applies on top of the one before it instead of failing; the writes below are
     // still compare-and-set on the revision that was read. The read is a statement of its own, after
     // the lock: its snapshot then sees the market item as the previous writer committed it.
-    await this.txHost.sql.query(Prisma.sql`SELECT id FROM expert_suites WHERE id = ${suiteId}::uuid AND organization_id = ${organizationId}::uuid ${RowLock.forUpdate}`);
+    await this.suites.lockForUpdate(organizationId, suiteId);
     const suite = await this.readSuite(organizationId, suiteId);
 
     checkExpectedRevision(body.expected_revision, suite.revision, revisionCheck.code, revisionCheck.field, 'suite');
@@ -131,32 +124,15 @@ export class ExpertSuitesService {
     );
 
     const categoryId = await this.categoryChange(suite, body);
-    const changes = await this.suiteChanges(suite, body, now);
+    const diff = await this.suiteDiff(suite, body, now);
 
-    if (Object.keys(changes).length === 0 && categoryId === undefined) return suite;
+    if (!diff.isChange && categoryId === undefined) return suite;
 
     // Any change, the category included, is a new revision of the suite (docs/expert-suites.md).
-    // Its old values come from the read under the row lock above; last_change, which only the
-    // one-statement PATCH needs, is cleared so that it never describes another revision.
-    const { count } = await tx.expertSuite.updateMany({
-      where: { id: suite.id, organizationId, revision: suite.revision },
-      data: { ...changes, lastChange: Prisma.DbNull, revision: { increment: 1 }, updatedAt: now },
-    });
-    if (count !== 1) throw concurrentChange(revisionCheck.code, revisionCheck.field);
+    // Its old values come from the read under the row lock above.
+    if (!(await this.suites.updateColumns(suite, diff.columns, now))) throw concurrentChange(revisionCheck.code, revisionCheck.field);
     if (categoryId !== undefined) await this.writeCategory(suite, categoryId, now);
-    await this.txHost.sql.execute(
-      this.audit.insert(
-        { actor, at: now },
-        {
-          organizationId,
-          action: ExpertSuitesAudit.SuiteUpdated,
-          resourceId: suite.id,
-          revisionBefore: suite.revision,
-          revisionAfter: suite.revision + 1n,
-          changes: auditedChanges(suite, changes, categoryId),
-        },
-      ),
-    );
+    await this.suites.insertUpdatedEvent({ actor, at: now }, suite, auditedChanges(suite, diff.columns, categoryId));
     return this.readSuite(organizationId, suiteId);
   }
 
@@ -164,20 +140,15 @@ export class ExpertSuitesService {
    * The updated suite with its market item as committed: re-read only when the UPDATE waited for
    * another writer (which may have changed the market item after this statement's snapshot).
    */
-  private async withCurrentMarketItem(updated: UpdatedSuiteRow): Promise<ExpertSuiteWithMarketItem> {
-    const { revisionBefore, ...row } = updated;
-    const suite = suiteRowToModel(row);
+  private async withCurrentMarketItem({ suite, revisionBefore }: UpdatedSuite): Promise<ExpertSuiteWithMarketItem> {
     if (revisionBefore + 1n === suite.revision) return suite;
-    const [marketItem] = await this.txHost.sql.query<NonNullable<ExpertSuiteWithMarketItem['marketItem']>>(Prisma.sql`
-      SELECT id, organization_id AS "organizationId", suite_id AS "suiteId", category_id AS "categoryId", revision, updated_at AS "updatedAt"
-      FROM market_items WHERE suite_id = ${suite.id}::uuid`);
-    return { ...suite, marketItem: marketItem ?? null };
+    return { ...suite, marketItem: (await this.suites.findMarketItem(suite.id)) ?? null };
   }
 
   private async readSuite(organizationId: string, suiteId: string): Promise<ExpertSuiteWithMarketItem> {
-    const [row] = await this.txHost.sql.query<SuiteRow>(suiteSelectStatement(organizationId, suiteId));
-    if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
-    return suiteRowToModel(row);
+    const suite = await this.suites.findById(organizationId, suiteId);
+    if (!suite) throw new AppError(ErrorCode.NOT_FOUND, 'No such resource.');
+    return suite;
   }
 
   /** The new category (null: none), or undefined when the market item stays as it is. */
@@ -186,8 +157,7 @@ export class ExpertSuitesService {
     if (body.clear_category === true) return current === null ? undefined : null;
     if (body.category_id === undefined) return undefined;
     const categoryId = body.category_id;
-    const category = await this.txHost.tx.category.findFirst({ where: { id: categoryId, organizationId: suite.organizationId } });
-    if (!category) {
+    if (!(await this.categories.exists(suite.organizationId, categoryId))) {
       throw new AppError(ExpertSuitesError.CATEGORY_NOT_FOUND, 'category_id: the organization has no such category.', {
         field: 'category_id',
         reason: 'not_found',
@@ -197,111 +167,37 @@ export class ExpertSuitesService {
   }
 
   private async writeCategory(suite: ExpertSuiteWithMarketItem, categoryId: string | null, now: Date): Promise<void> {
-    const tx = this.txHost.tx;
     if (!suite.marketItem) {
-      await tx.marketItem.create({ data: { organizationId: suite.organizationId, suiteId: suite.id, categoryId, updatedAt: now } });
+      await this.suites.insertMarketItem(suite, categoryId, now);
       return;
     }
-    const { count } = await tx.marketItem.updateMany({
-      where: { id: suite.marketItem.id, organizationId: suite.organizationId, revision: suite.marketItem.revision },
-      data: { categoryId, revision: { increment: 1 }, updatedAt: now },
-    });
-    if (count !== 1) throw concurrentChange(ExpertSuitesError.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision');
+    if (!(await this.suites.updateMarketItemCategory(suite.marketItem, categoryId, now))) {
+      throw concurrentChange(ExpertSuitesError.MARKET_ITEM_REVISION_CONFLICT, 'expected_market_item_revision');
+    }
   }
 
-  /** The suite columns this PATCH changes; a value equal to the stored one is not a change. */
-  private async suiteChanges(suite: ExpertSuiteWithMarketItem, body: UpdateExpertSuiteDto, now: Date): Promise<SuiteData> {
-    const wanted: SuiteData = {};
-    if (body.display_name !== undefined) wanted.displayName = body.display_name;
-    if (body.display_name_cn !== undefined) wanted.displayNameCn = body.display_name_cn;
-    if (body.description !== undefined) wanted.description = body.description;
-    if (body.description_cn !== undefined) wanted.descriptionCn = body.description_cn;
-    if (body.version !== undefined) wanted.version = body.version;
-    if (body.clients !== undefined) wanted.clients = body.clients === null ? Prisma.DbNull : [...new Set(body.clients)];
-    if (body.connector_refs !== undefined) Object.assign(wanted, connectorRefColumns(body.connector_refs));
-
-    let packageState: PackageState = {
-      hasPackage: suite.hasPackage,
-      commandCount: Number(suite.commandCount),
-      skillCount: Number(suite.skillCount),
-    };
+  /**
+   * What this PATCH changes on the suite: the uploads it names looked up (422 when missing or not
+   * usable) and turned into writes, then every write checked and compared by the rules of
+   * suite-patch.ts, as the one statement does in SQL.
+   */
+  private async suiteDiff(suite: ExpertSuiteWithMarketItem, body: UpdateExpertSuiteDto, now: Date): Promise<SuiteDiff> {
+    const writes: SuiteWrite[] = ownFieldWrites(body);
+    let packageState: PackageState = packageStateOf(suite);
+    let contents: PackageContents | undefined;
     if (body.upload_id !== undefined) {
       const upload = await this.uploads.findUsable(suite.organizationId, body.upload_id, 'package', 'upload_id', now);
-      const contents = upload.manifest as unknown as PackageContents;
-      Object.assign(wanted, packageColumns(contents, upload.id, body.connector_refs === undefined));
-      packageState = { hasPackage: true, commandCount: contents.commands.length, skillCount: contents.skills.length };
-      if (body.version !== undefined) requireMatch('version', body.version, contents.version, "the package's version");
+      contents = upload.manifest as unknown as PackageContents;
+      writes.push(...packageWrites(contents, upload.id, body.connector_refs === undefined));
+      packageState = { hasPackage: true, commandCount: BigInt(contents.commands.length), skillCount: BigInt(contents.skills.length) };
     }
-    if (packageState.hasPackage) {
-      requireMatch('command_count', body.command_count, packageState.commandCount, "the package's number of commands");
-      requireMatch('skill_count', body.skill_count, packageState.skillCount, "the package's number of skills");
-    } else {
-      if (body.command_count !== undefined) wanted.commandCount = BigInt(body.command_count);
-      if (body.skill_count !== undefined) wanted.skillCount = BigInt(body.skill_count);
-    }
-
     if (body.icon_upload_id !== undefined) {
       const icon = await this.uploads.findUsable(suite.organizationId, body.icon_upload_id, 'icon', 'icon_upload_id', now);
-      // The address is built when an answer is written (toExpertSuiteDto), never stored.
-      wanted.iconUrl = '';
-      wanted.iconUploadId = icon.id;
-    } else if (body.icon_url !== undefined) {
-      wanted.iconUrl = body.icon_url;
-      wanted.iconUploadId = null;
+      writes.push(...iconUploadWrites(icon.id));
     }
-
-    if (body.status !== undefined && body.status !== suite.status) {
-      if (!canTransition(suite.status, body.status)) {
-        throw new AppError(ExpertSuitesError.INVALID_STATUS_TRANSITION, `status: a ${suite.status} suite cannot become ${body.status}.`, {
-          field: 'status',
-          reason: 'invalid_transition',
-        });
-      }
-      if (body.status === 'published' && !packageState.hasPackage) {
-        throw new AppError(ExpertSuitesError.PACKAGE_REQUIRED, 'status: a suite needs a resource package (upload_id) before it can be published.', {
-          field: 'status',
-          reason: 'package_required',
-        });
-      }
-      wanted.status = body.status;
-    }
-
-    return withoutUnchanged(suite, wanted);
+    if (contents !== undefined) requireMatch('version', body.version, contents.version, "the package's version");
+    return diffOf(suite, writes, packageState);
   }
-}
-
-/**
- * The suite columns an event names, by their wire names (the PATCH's for the uploads). The
- * contents a package copies (commands, skills, connectors, the readmes) are named by the package's
- * `upload_id`, not copied into the event.
- */
-const AUDITED_COLUMNS: Partial<Record<keyof SuiteData, string>> = {
-  displayName: 'display_name',
-  displayNameCn: 'display_name_cn',
-  description: 'description',
-  descriptionCn: 'description_cn',
-  version: 'version',
-  status: 'status',
-  clients: 'clients',
-  connectorRefs: 'connector_refs',
-  connectorCount: 'connector_count',
-  commandCount: 'command_count',
-  skillCount: 'skill_count',
-  iconUrl: 'icon_url',
-  iconUploadId: 'icon_upload_id',
-  hasPackage: 'has_package',
-  packageUploadId: 'upload_id',
-};
-
-function auditedChanges(suite: ExpertSuiteWithMarketItem, changes: SuiteData, categoryId: string | null | undefined): AuditChanges {
-  const audited: AuditChanges = {};
-  for (const [column, value] of Object.entries(changes) as [keyof SuiteData, unknown][]) {
-    const wireName = AUDITED_COLUMNS[column];
-    if (wireName === undefined) continue;
-    audited[wireName] = { old: suite[column as keyof ExpertSuiteWithMarketItem] ?? null, new: value === Prisma.DbNull ? null : value };
-  }
-  if (categoryId !== undefined) audited.category_id = { old: suite.marketItem?.categoryId ?? null, new: categoryId };
-  return audited;
 }
 
 function refuseConflictingFields(body: UpdateExpertSuiteDto): void {
@@ -355,31 +251,3 @@ function checkExpectedRevision(expected: number | undefined, stored: bigint, cod
     suggestion: String(stored),
   });
 }
-
-function requireMatch<T extends string | number>(field: string, sent: T | undefined, expected: T, what: string): void {
-  if (sent === undefined || sent === expected) return;
-  throw AppError.validation(field, 'invalid_value', `${field}: must equal ${what} (${expected}).`, String(expected));
-}
-
-function connectorRefColumns(refs: readonly (ConnectorRefInputDto | PackageConnectorRef)[]): SuiteData {
-  const normalized = normalizedConnectorRefs(refs);
-  return { connectorRefs: normalized, connectorCount: BigInt(normalized.length) };
-}
-
-function packageColumns(contents: PackageContents, uploadId: string, takeConnectorRefs: boolean): SuiteData {
-  return {
-    version: contents.version,
-    commands: contents.commands as unknown as Prisma.InputJsonValue,
-    commandCount: BigInt(contents.commands.length),
-    skills: contents.skills as unknown as Prisma.InputJsonValue,
-    skillCount: BigInt(contents.skills.length),
-    connectors: contents.connectors as Prisma.InputJsonValue,
-    // connector_count follows connectors.json, whose elements need not all name a connector.
-    ...(takeConnectorRefs ? { ...connectorRefColumns(contents.connector_refs), connectorCount: BigInt(contents.connectors.length) } : {}),
-    readmeContent: contents.readme_content,
-    readmeContentCn: contents.readme_content_cn,
-    hasPackage: true,
-    packageUploadId: uploadId,
-  };
-}
-
