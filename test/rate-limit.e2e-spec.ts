@@ -55,15 +55,15 @@ describe('rate limit per API key', () => {
     }
   });
 
-  it('documents the RateLimit headers on every answer of every operation that needs a key but 401, and Retry-After on its 429', async () => {
+  it('documents the RateLimit headers on every answer of every operation that needs a key but 401, and Retry-After on its 429 and 503', async () => {
     const document = (await testApp.http().get('/docs-json').expect(200)).body as { paths: Record<string, Record<string, Operation>> };
     const operations = Object.values(document.paths).flatMap((pathItem) => Object.values(pathItem));
     const scoped = operations.filter((operation) => operation['x-required-scope'] !== undefined);
     expect(scoped.length).toBeGreaterThanOrEqual(8);
     for (const operation of scoped) {
       for (const [status, response] of Object.entries(operation.responses)) {
-        // createUpload documents the Retry-After of its own 503 (too many uploads in flight on the instance).
-        const withRetryAfter = status === '429' || (status === '503' && operation.operationId === 'createUpload');
+        // Every 503 carries Retry-After (docs/api-conventions.md), as every 429 does.
+        const withRetryAfter = status === '429' || status === '503';
         const expected = status === '401' ? [] : withRetryAfter ? ['RateLimit', 'RateLimit-Policy', 'Retry-After'] : ['RateLimit', 'RateLimit-Policy'];
         const documented = Object.keys(response.headers ?? {}).filter((name) => ['RateLimit', 'RateLimit-Policy', 'Retry-After'].includes(name));
         expect({ operation: operation.operationId, status, headers: documented.sort() }).toEqual({ operation: operation.operationId, status, headers: expected });
