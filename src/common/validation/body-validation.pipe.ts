@@ -1,6 +1,8 @@
 import { Injectable, ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
+import type { ValidationError, ValidatorOptions } from 'class-validator';
 import { AppError, type FieldErrorReason } from '../errors/app-error';
 import { findInJson } from '../json/find-in-json';
+import { ruleCachingValidator } from './rule-caching-validator';
 import { isStorableText } from './storable-text';
 import { validationExceptionFactory } from './validation-exception.factory';
 
@@ -20,8 +22,20 @@ const SILENTLY_DROPPED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prot
  */
 @Injectable()
 export class BodyValidationPipe extends ValidationPipe {
+  /** class-validator with each class's rules looked up once, not on every request (ADR 0018). */
+  private readonly validator: ReturnType<typeof ruleCachingValidator>;
+
   constructor() {
-    super({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false, exceptionFactory: validationExceptionFactory });
+    const validator = ruleCachingValidator();
+    // As the validator package too, for the pipe's own look at nested values (getMetadataStorage).
+    super({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false, exceptionFactory: validationExceptionFactory, validatorPackage: validator });
+    this.validator = validator;
+  }
+
+  // Nest keeps the package of the last ValidationPipe constructed for all of them (a module
+  // variable); validating through our own stays so if another one is constructed later.
+  protected override validate(object: object, options?: ValidatorOptions): Promise<ValidationError[]> {
+    return this.validator.validate(object, options);
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {

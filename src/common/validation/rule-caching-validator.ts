@@ -1,0 +1,70 @@
+import { getFromContainer, getMetadataStorage, Validator, type MetadataStorage, type ValidationError, type ValidatorOptions } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+
+// The executor behind class-validator's own validate(); the package's entry does not export it.
+const { ValidationExecutor } = require('class-validator/cjs/validation/ValidationExecutor') as typeof import('class-validator/types/validation/ValidationExecutor');
+
+/** What class-validator's executor and Nest's ValidationPipe read from the metadata storage. */
+export type RuleLookup = Pick<MetadataStorage, 'hasValidationMetaData' | 'groupByPropertyName' | 'getTargetValidationMetadatas' | 'getTargetValidatorConstraints'>;
+
+/**
+ * The storage's rules of each class, looked up once per class and options. class-validator (0.15)
+ * finds a class's inherited rules by testing every class that has rules, on every validation of
+ * every object, so without this the cost of each request grew with the number of DTOs in the app
+ * (ADR 0018). A class's rules are complete once the class is defined: its decorators and its
+ * ancestors' have run by then, and classes defined later only add rules of their own.
+ */
+class ClassRuleCache implements RuleLookup {
+  private readonly resolved = new WeakMap<Function, Map<string, ValidationMetadata[]>>();
+
+  constructor(private readonly storage: RuleLookup) {}
+
+  get hasValidationMetaData(): boolean {
+    return this.storage.hasValidationMetaData;
+  }
+
+  getTargetValidationMetadatas(target: Function, schema: string, always: boolean, strictGroups: boolean, groups?: string[]): ValidationMetadata[] {
+    if (typeof target !== 'function') return this.storage.getTargetValidationMetadatas(target, schema, always, strictGroups, groups);
+    let byOptions = this.resolved.get(target);
+    if (!byOptions) this.resolved.set(target, (byOptions = new Map()));
+    // Without groups (every validation here) a short key; with them the groups in JSON, which starts with "[".
+    const key = groups === undefined ? `${always ? 1 : 0}${strictGroups ? 1 : 0}${schema ?? ''}` : JSON.stringify([always, strictGroups, schema ?? null, groups]);
+    let rules = byOptions.get(key);
+    if (!rules) {
+      // Frozen: every validation of the class shares the list, so none may change it.
+      rules = Object.freeze(this.storage.getTargetValidationMetadatas(target, schema, always, strictGroups, groups)) as ValidationMetadata[];
+      byOptions.set(key, rules);
+    }
+    return rules;
+  }
+
+  groupByPropertyName(metadata: ValidationMetadata[]): Record<string, ValidationMetadata[]> {
+    return this.storage.groupByPropertyName(metadata);
+  }
+
+  getTargetValidatorConstraints(target: Function): ReturnType<MetadataStorage['getTargetValidatorConstraints']> {
+    return this.storage.getTargetValidatorConstraints(target);
+  }
+}
+
+/**
+ * A validator package for Nest's ValidationPipe (its `validatorPackage` option): class-validator's
+ * validate(), step for step as `Validator.validate` runs it, whose executor reads each class's rules
+ * through one ClassRuleCache; `getMetadataStorage` gives the pipe's own look for binary values the
+ * same cache.
+ */
+export function ruleCachingValidator(storage: RuleLookup = getMetadataStorage()) {
+  const rules = new ClassRuleCache(storage);
+  return {
+    validate(object: unknown, options?: ValidatorOptions): Promise<ValidationError[]> {
+      const executor = new ValidationExecutor(getFromContainer(Validator), options);
+      // Its constructor sets this field to the global storage, and the executor reads rules only from it
+      // (class-validator 0.15; the spec fails if that changes).
+      (executor as unknown as { metadataStorage: RuleLookup }).metadataStorage = rules;
+      const errors: ValidationError[] = [];
+      executor.execute(object as object, undefined as unknown as string, errors);
+      return Promise.all(executor.awaitingPromises).then(() => executor.stripEmptyErrors(errors));
+    },
+    getMetadataStorage: (): RuleLookup => rules,
+  };
+}
