@@ -6,7 +6,8 @@
 //   npm run new:module -- people --singular person     when the guess is wrong
 //   npm run new:module -- widgets --no-client          skip regenerating test/client/schema.d.ts (then run `npm run openapi:client`)
 //
-// It writes src/modules/<name>/ and test/<name>.e2e-spec.ts from the template, appends the model to
+// It writes src/modules/<name>/ (controller, service, repository, …), test/<name>.e2e-spec.ts (over HTTP) and
+// test/<name>-repository.e2e-spec.ts (service and repository on the database) from the template, appends the model to
 // prisma/schema.prisma (with its relation on Organization), imports the module in AppModule, writes
 // the migration (`npm run db:diff -- --name create_<name>`), regenerates the Prisma client, rebuilds
 // dist/ and regenerates the committed client types. Paths are relative to the project root.
@@ -72,7 +73,7 @@ function checkFree(tokens) {
   const schema = readFileSync(SCHEMA, 'utf8');
   const taken = [
     [existsSync(join(root, 'src', 'modules', tokens.__kebab__)), `src/modules/${tokens.__kebab__} exists`],
-    [existsSync(join(root, 'test', `${tokens.__kebab__}.e2e-spec.ts`)), `test/${tokens.__kebab__}.e2e-spec.ts exists`],
+    ...[`${tokens.__kebab__}.e2e-spec.ts`, `${tokens.__kebab__}-repository.e2e-spec.ts`].map((test) => [existsSync(join(root, 'test', test)), `test/${test} exists`]),
     [new RegExp(`^model ${tokens.__Singular__} \\{`, 'm').test(schema), `prisma/schema.prisma has a model ${tokens.__Singular__}`],
     [schema.includes(`@@map("${tokens.__snake__}")`), `prisma/schema.prisma has a table ${tokens.__snake__}`],
     [readFileSync(APP_MODULE, 'utf8').includes(`${tokens.__Plural__}Module`), `AppModule already names ${tokens.__Plural__}Module`],
@@ -140,7 +141,7 @@ function main() {
   if (!values['no-client']) {
     run('regenerating test/client/schema.d.ts (npm run openapi:client)', 'npm', ['run', '--silent', 'openapi:client']);
   }
-  console.log(`new:module: done. Next: npm run typecheck && npm test -- test/${tokens.__kebab__}.e2e-spec.ts`);
+  console.log(`new:module: done. Next: npm run typecheck && npm test -- test/${tokens.__kebab__}.e2e-spec.ts test/${tokens.__kebab__}-repository.e2e-spec.ts`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,82 +1,69 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditActor } from '../../common/audit/audit-actor';
-import { AuditStatements, sqlChanges } from '../../common/audit/audit-event';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
+import { checkRevision, type RevisionRequirement } from '../../common/http/write-preconditions';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, POSITIVE_INT64, startOfPage } from '../../common/pagination/page-token';
-import { violations } from '../../database/constraint-violations';
-import { SqlHost } from '../../database/sql-host';
-import { Prisma } from '../../generated/prisma/client';
 import type { Create__Singular__Dto } from './dto/create-__singular_kebab__.dto';
 import type { __Singular__Dto } from './dto/__singular_kebab__.dto';
 import type { __Singular__PageDto } from './dto/__singular_kebab__-page.dto';
 import type { List__Plural__QueryDto } from './dto/list-__kebab__-query.dto';
-import { to__Singular__Dto, type __Singular__Row } from './__singular_kebab__.mapper';
-import { __Plural__Error } from './__kebab__.errors';
-import { __Plural__Audit } from './__kebab__.audit';
+import type { Update__Singular__Dto } from './dto/update-__singular_kebab__.dto';
+import { to__Singular__Dto } from './__singular_kebab__.mapper';
+import { __Plural__Repository } from './__kebab__.repository';
 
-const COLUMNS = Prisma.sql`id, name, seq, created_at AS "createdAt"`;
-
-// The unique index of @@unique([organizationId, name]) in prisma/schema.prisma, by the name its
-// migration gives it (a name no migration creates is a type error).
-const conflicts = violations({
-  __snake___organization_id_name_key: () =>
-    new AppError(__Plural__Error.__SINGULAR_UPPER___NAME_CONFLICT, 'Another __singular_words__ of the organization already has this name.'),
-});
+const notFound = (id: string) => new AppError(ErrorCode.NOT_FOUND, `No __singular_words__ ${id} exists in this organization.`);
 
 @Injectable()
 export class __Plural__Service {
-  /** SqlHost: raw statements only, so the create runs in the SQL transaction of @Idempotent({ sqlOnly: true }). */
   constructor(
-    private readonly txHost: SqlHost,
+    private readonly __pluralCamel__: __Plural__Repository,
     private readonly clock: Clock,
-    private readonly audit: AuditStatements,
   ) {}
 
-  /**
-   * One statement, which also writes the `__singular_snake__.created` audit event and its webhook deliveries (docs/audit.md);
-   * runs in the caller's transaction (the idempotency record's). The unique index refuses a taken name.
-   */
+  /** Runs in the caller's transaction (the idempotency record's). */
   async create(organizationId: string, input: Create__Singular__Dto, actor: AuditActor): Promise<__Singular__Dto> {
-    const now = this.clock.now();
-    try {
-      const [row] = await this.txHost.sql.query<__Singular__Row>(Prisma.sql`
-        WITH changed AS (
-          INSERT INTO __snake__ (id, organization_id, name, created_at) VALUES (gen_random_uuid(), ${organizationId}::uuid, ${input.name}, ${now})
-          RETURNING ${COLUMNS}),
-        ${this.audit.insertFrom({ actor, at: now }, Prisma.sql`changed`, {
-          organizationId,
-          action: __Plural__Audit.Created,
-          resourceId: Prisma.sql`changed.id::text`,
-          changes: sqlChanges({ name: { old: null, new: Prisma.sql`changed.name` } }),
-        })}
-        SELECT * FROM changed`);
-      return to__Singular__Dto(row);
-    } catch (error) {
-      throw conflicts(error);
-    }
+    return to__Singular__Dto(await this.__pluralCamel__.insert(organizationId, input.name, { actor, at: this.clock.now() }));
   }
 
-  /** One statement on the primary key; another organization's __singular_words__ is as missing as one that never was. */
   async get(organizationId: string, id: string): Promise<__Singular__Dto> {
-    const [row] = await this.txHost.sql.query<__Singular__Row>(Prisma.sql`
-      SELECT ${COLUMNS} FROM __snake__ WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid`);
-    if (!row) throw new AppError(ErrorCode.NOT_FOUND, `No __singular_words__ ${id} exists in this organization.`);
+    const row = await this.__pluralCamel__.findById(organizationId, id);
+    if (!row) throw notFound(id);
     return to__Singular__Dto(row);
   }
 
-  /** Keyset pagination on (seq, id): one indexed statement per page, fetching one row more than the page to learn whether another follows. */
+  /** Keyset pagination on (seq, id), one row more than the page to learn whether another page follows. */
   async list(organizationId: string, query: List__Plural__QueryDto): Promise<__Singular__PageDto> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const tokenQuery = ['__snake__', organizationId];
     const position = startOfPage(tokenQuery, POSITIVE_INT64, query.page_token, 'organization');
-    const after = position ? Prisma.sql`AND (seq, id) > (${position.after}::bigint, ${position.id}::uuid)` : Prisma.empty;
-    const rows = await this.txHost.sql.query<__Singular__Row>(Prisma.sql`
-      SELECT ${COLUMNS} FROM __snake__ WHERE organization_id = ${organizationId}::uuid ${after}
-      ORDER BY seq, id LIMIT ${pageSize + 1}`);
+    const rows = await this.__pluralCamel__.list(organizationId, position, pageSize + 1);
     const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(row.seq), id: row.id }));
     return { items: page.items.map(to__Singular__Dto), next_page_token: page.next_page_token };
+  }
+
+  /**
+   * Checks the revision the request requires, then renames, revision + 1. A name equal to the
+   * stored one (or none) is no change: the __singular_words__ as stored, no event, revision and
+   * updated_at untouched.
+   */
+  update(organizationId: string, id: string, input: Update__Singular__Dto, requirement: RevisionRequirement, actor: AuditActor): Promise<__Singular__Dto> {
+    return this.__pluralCamel__.withLocked(organizationId, id, async (current) => {
+      if (!current) throw notFound(id);
+      checkRevision(requirement, current.revision, '__singular_words__');
+      if (input.name === undefined || input.name === current.name) return to__Singular__Dto(current);
+      return to__Singular__Dto(await this.__pluralCamel__.rename(organizationId, current, input.name, { actor, at: this.clock.now() }));
+    });
+  }
+
+  /** Checks the revision the request requires, then deletes; the name is free again at once. */
+  delete(organizationId: string, id: string, requirement: RevisionRequirement, actor: AuditActor): Promise<void> {
+    return this.__pluralCamel__.withLocked(organizationId, id, async (current) => {
+      if (!current) throw notFound(id);
+      checkRevision(requirement, current.revision, '__singular_words__');
+      await this.__pluralCamel__.delete(organizationId, current, { actor, at: this.clock.now() });
+    });
   }
 }

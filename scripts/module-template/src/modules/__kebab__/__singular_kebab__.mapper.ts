@@ -1,18 +1,13 @@
 import type { __Singular__Dto } from './dto/__singular_kebab__.dto';
-
-/** The columns a statement of __Plural__Service selects. */
-export interface __Singular__Row {
-  id: string;
-  name: string;
-  /** Creation sequence number: the key lists are ordered by. */
-  seq: bigint;
-  createdAt: Date;
-}
+import type { __Singular__Row } from './__kebab__.repository';
 
 export function to__Singular__Dto(row: __Singular__Row): __Singular__Dto {
   return {
     __singular_snake___id: row.id,
     name: row.name,
+    // Revisions count up from 1 by one per change, far below 2^53: a JSON number loses nothing.
+    revision: Number(row.revision),
     created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
   };
 }

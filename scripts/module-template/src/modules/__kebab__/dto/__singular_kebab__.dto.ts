@@ -8,6 +8,17 @@ export class __Singular__Dto {
   @ApiProperty({ description: 'Name of the __singular_words__, trimmed.' })
   name: string;
 
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    description: '1 at creation, +1 per change. The ETag is this revision in quotes; send it as If-Match, or the revision as expected_revision, to change exactly what you read.',
+  })
+  revision: number;
+
   @ApiProperty({ format: 'date-time', description: 'When the __singular_words__ was created (UTC).' })
   created_at: string;
+
+  @ApiProperty({ format: 'date-time', description: 'When the __singular_words__ last changed (UTC); its creation time until then.' })
+  updated_at: string;
 }
