@@ -5,7 +5,7 @@ import { drainOnSignals } from './common/lifecycle/graceful-shutdown';
 import { describeDemoSeed, describeExistingDemo, seedDemoIfEmpty } from './bootstrap/demo-seed';
 import { ConfigError, isProduction, loadConfig, unknownSettingLookalikes } from './config/app-config';
 import { loadDotEnv } from './config/dot-env';
-import { PrismaService } from './database/prisma.service';
+import { SqlDriver } from './database/sql-driver';
 
 async function main(): Promise<void> {
   loadDotEnv();
@@ -21,12 +21,12 @@ async function main(): Promise<void> {
   logger.log(`Swagger UI: ${baseUrl}/docs   OpenAPI: ${baseUrl}/docs-json`);
   // A production deployment issues its keys with the CLI; a key printed there would reach log storage.
   if (config.usesEmbeddedDatabase && !isProduction()) {
-    const prisma = app.get(PrismaService);
-    const seed = await seedDemoIfEmpty(prisma);
+    const sql = app.get(SqlDriver);
+    const seed = await seedDemoIfEmpty(sql);
     // Printed straight to the console, never through the logger: the key must not reach log storage.
     if (seed) process.stdout.write(`${describeDemoSeed(seed, baseUrl)}\n`);
     else {
-      const existing = await describeExistingDemo(prisma);
+      const existing = await describeExistingDemo(sql);
       if (existing) logger.log(existing);
     }
   }

@@ -32,7 +32,7 @@ describe('API key cache: two instances on one database', () => {
 
   beforeAll(async () => {
     database = await openTestDatabase();
-    admin = new AdminService(database.prisma);
+    admin = new AdminService(database.sql);
     first = await startTestApp(database, { API_KEY_CACHE_MAX_AGE_SECONDS: MAX_AGE_SECONDS });
     second = await startTestApp(database, { API_KEY_CACHE_MAX_AGE_SECONDS: MAX_AGE_SECONDS });
     tenant = await createTenant(database, [QuotaScope.Read]);

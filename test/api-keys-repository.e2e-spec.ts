@@ -6,7 +6,6 @@ import { generateApiKeyToken } from '../src/common/auth/api-key-token';
 import { API_KEY_REVOKED_CHANNEL, ApiKeysRepository } from '../src/common/auth/api-keys.repository';
 import type { Database } from '../src/database/database';
 import { violatedConstraint } from '../src/database/prisma-errors';
-import type { PrismaService } from '../src/database/prisma.service';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
 import { until, useTestDatabase } from './support/test-app';
@@ -23,8 +22,8 @@ describe('ApiKeysRepository', () => {
 
   beforeAll(() => {
     ({ database, admin } = fixture);
-    apiKeys = new ApiKeysRepository(new TransactionHost(database.prisma as PrismaService, database.sql), new AuditStatements('on'), { DATABASE_NOTIFICATIONS: 'on' });
-    cliApiKeys = new ApiKeysRepository(new TransactionHost(database.prisma as PrismaService), new AuditStatements('off'), { DATABASE_NOTIFICATIONS: 'off' });
+    apiKeys = new ApiKeysRepository(new TransactionHost(database.sql), new AuditStatements('on'), { DATABASE_NOTIFICATIONS: 'on' });
+    cliApiKeys = new ApiKeysRepository(new TransactionHost(database.sql), new AuditStatements('off'), { DATABASE_NOTIFICATIONS: 'off' });
   });
 
   const newOrganization = async () => (await admin.createOrganization(`Keys ${randomUUID().slice(0, 8)}`)).id;

@@ -4,7 +4,6 @@ import type { AdminService } from '../src/admin/admin.service';
 import { CLI_ACTOR } from '../src/common/audit/audit-actor';
 import { AuditStatements } from '../src/common/audit/audit-event';
 import type { Database } from '../src/database/database';
-import type { PrismaService } from '../src/database/prisma.service';
 import { TransactionHost } from '../src/database/transaction-host';
 import { AuditEventsRepository } from '../src/modules/audit-events/audit-events.repository';
 import { ExpertSuitesAudit } from '../src/modules/expert-suites/expert-suites.audit';
@@ -24,7 +23,7 @@ describe('AuditEventsRepository', () => {
 
   beforeAll(() => {
     ({ database, admin } = fixture);
-    txHost = new TransactionHost(database.prisma as PrismaService, database.sql);
+    txHost = new TransactionHost(database.sql);
     auditEvents = new AuditEventsRepository(txHost);
   });
 

@@ -74,7 +74,7 @@ describe('Constraint names from the migrations, and the errors their violations 
   });
 
   it('answers the admin tool’s duplicate category by its unique index', async () => {
-    const admin = new AdminService(database.prisma);
+    const admin = new AdminService(database.sql);
     const name = `admin-category-${randomUUID()}`;
     await admin.createCategory(tenant.organizationId, name);
     await expect(admin.createCategory(tenant.organizationId, name)).rejects.toThrow(new AdminError(`The organization already has a category named "${name}".`));

@@ -20,7 +20,7 @@ const onPostgres = testDatabaseUrl() !== undefined;
     database = await openTestDatabase();
     app = await startTestApp(database, { DATABASE_POOL_SIZE: 4, METERING_CACHE_TTL_MS: 0 });
     tenant = await createTenant(database);
-    suiteId = (await new AdminService(database.prisma).createExpertSuite(tenant.organizationId, `faults-${randomUUID().slice(0, 8)}`)).id;
+    suiteId = (await new AdminService(database.sql).createExpertSuite(tenant.organizationId, `faults-${randomUUID().slice(0, 8)}`)).id;
   });
 
   afterAll(async () => {

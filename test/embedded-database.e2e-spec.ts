@@ -31,7 +31,7 @@ describe('embedded database on disk, created from the template', () => {
     let organizationId: string;
     try {
       expect(await first.migrate()).toEqual([]);
-      organizationId = (await new AdminService(first.prisma).createOrganization('Kept across restarts')).id;
+      organizationId = (await new AdminService(first.sql).createOrganization('Kept across restarts')).id;
     } finally {
       await first.close();
     }

@@ -18,7 +18,7 @@ describe('reading expert suites and conditional PATCH', () => {
 
   beforeAll(() => {
     ({ database, app, otherApp } = instances);
-    admin = new AdminService(database.prisma);
+    admin = new AdminService(database.sql);
   });
 
   const newSuite = (tenant: TestTenant) => admin.createExpertSuite(tenant.organizationId, `suite-${randomUUID().slice(0, 8)}`);

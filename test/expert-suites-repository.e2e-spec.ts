@@ -4,7 +4,6 @@ import { CLI_ACTOR } from '../src/common/audit/audit-actor';
 import { AuditStatements } from '../src/common/audit/audit-event';
 import { Clock } from '../src/common/clock';
 import type { Database } from '../src/database/database';
-import type { PrismaService } from '../src/database/prisma.service';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
 import { CategoriesRepository } from '../src/modules/expert-suites/categories.repository';
@@ -36,7 +35,7 @@ describe('ExpertSuitesRepository', () => {
 
   beforeAll(async () => {
     database = await openTestDatabase();
-    txHost = new TransactionHost(database.prisma as PrismaService, database.sql);
+    txHost = new TransactionHost(database.sql);
     suites = new ExpertSuitesRepository(txHost, audit);
     categories = new CategoriesRepository(txHost, audit);
     service = new ExpertSuitesService(txHost, suites, categories, new UploadLookupService(new UploadsRepository(txHost, audit)), new Clock());
@@ -47,7 +46,7 @@ describe('ExpertSuitesRepository', () => {
     await database?.close();
   });
 
-  const newOrganization = async () => (await new AdminService(database.prisma).createOrganization(`Suites ${randomUUID().slice(0, 8)}`)).id;
+  const newOrganization = async () => (await new AdminService(database.sql).createOrganization(`Suites ${randomUUID().slice(0, 8)}`)).id;
   const newSuite = (at = new Date(), organization = organizationId) => suites.insert(organization, `suite-${randomUUID().slice(0, 8)}`, { actor: CLI_ACTOR, at });
   const eventsOf = (suiteId: string) =>
     txHost.sql.query<{ action: string; revision_before: bigint | null; revision_after: bigint | null; changes: unknown }>(
@@ -215,7 +214,7 @@ describe('ExpertSuitesRepository', () => {
     let cliSuites: ExpertSuitesRepository;
     let cliCategories: CategoriesRepository;
     beforeAll(() => {
-      const cliHost = new TransactionHost(database.prisma as PrismaService);
+      const cliHost = new TransactionHost(database.sql);
       cliSuites = new ExpertSuitesRepository(cliHost, audit);
       cliCategories = new CategoriesRepository(cliHost, audit);
     });

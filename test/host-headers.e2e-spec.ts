@@ -24,7 +24,7 @@ describe('headers that go into the URLs the service builds (icon_url)', () => {
       startTestApp(database, { TRUST_PROXY: 'loopback' }),
     ]);
     tenant = await createTenant(database);
-    suiteId = (await new AdminService(database.prisma).createExpertSuite(tenant.organizationId, `suite-${randomUUID().slice(0, 8)}`)).id;
+    suiteId = (await new AdminService(database.sql).createExpertSuite(tenant.organizationId, `suite-${randomUUID().slice(0, 8)}`)).id;
     const icon = await direct.http().post(UPLOADS).set('Authorization', tenant.bearer).field('kind', 'icon').attach('file', ONE_PIXEL_PNG, 'icon.png').expect(201);
     await direct.http().patch(`${SUITES}/${suiteId}`).set('Authorization', tenant.bearer).send({ icon_upload_id: icon.body.upload_id }).expect(200);
   });

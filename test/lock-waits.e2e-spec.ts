@@ -64,7 +64,7 @@ async function holdTableLock(table: string): Promise<{ release(): Promise<void> 
     databases = await Promise.all([openTestDatabase(testConfig(SETTINGS)), openTestDatabase(testConfig(SETTINGS))]);
     instances = await Promise.all(databases.map((database) => startTestApp(database, SETTINGS)));
     tenant = await createTenant(databases[0]);
-    suiteId = (await new AdminService(databases[0].prisma).createExpertSuite(tenant.organizationId, `locked-${randomUUID().slice(0, 8)}`)).id;
+    suiteId = (await new AdminService(databases[0].sql).createExpertSuite(tenant.organizationId, `locked-${randomUUID().slice(0, 8)}`)).id;
     const created = await instances[0].http().post(`${API}/departments`).set('Authorization', tenant.bearer).set('Idempotency-Key', randomUUID()).send({ name: 'Before the lock' }).expect(201);
     departmentId = created.body.department_id;
     // Warm every instance's key cache, as a running service's is.

@@ -195,7 +195,7 @@ describe('GET /api/openapi/v1/metering-policy while the database is unavailable'
     uncached = await startTestApp(database, { ...grace, METERING_CACHE_TTL_MS: 0 });
     cached = await startTestApp(database, { ...grace, METERING_CACHE_TTL_MS: 3_600_000 });
     tiny = await startTestApp(database, { ...grace, METERING_CACHE_TTL_MS: 0, METERING_CACHE_MAX_ENTRIES: 1 });
-    const admin = new AdminService(database.prisma);
+    const admin = new AdminService(database.sql);
     [anchoredEnd, anchoredMid, neverRead, evicted, spansReset] = await Promise.all(
       [1, 2, 3, 4, 5].map(() => createTenant(database, [QuotaScope.Read])),
     );

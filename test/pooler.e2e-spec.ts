@@ -123,7 +123,7 @@ describeThroughPooler('Through PgBouncer in transaction mode: three instances, D
   });
 
   it('lets exactly one of 12 concurrent PATCHes with the same expected_revision win over three instances', async () => {
-    const suite = await new AdminService(direct.prisma).createExpertSuite(tenant.organizationId, `pooler-suite-${Date.now()}`);
+    const suite = await new AdminService(direct.sql).createExpertSuite(tenant.organizationId, `pooler-suite-${Date.now()}`);
     const responses = await spread(12, (via, index) =>
       via.http().patch(`${API}/expert-suites/${suite.id}`).set('Authorization', tenant.bearer).send({ expected_revision: 1, display_name: `writer ${index}` }),
     );
@@ -145,7 +145,7 @@ describeThroughPooler('Through PgBouncer in transaction mode: three instances, D
       while (!stop) await other.query('SELECT pg_sleep(0.002)');
     })();
     try {
-      const suites = await Promise.all(Array.from({ length: 6 }, (_, index) => new AdminService(direct.prisma).createExpertSuite(tenant.organizationId, `tz-${Date.now()}-${index}`)));
+      const suites = await Promise.all(Array.from({ length: 6 }, (_, index) => new AdminService(direct.sql).createExpertSuite(tenant.organizationId, `tz-${Date.now()}-${index}`)));
       const before = Date.now();
       const patched = await spread(6, (via, index) => via.http().patch(`${API}/expert-suites/${suites[index].id}`).set('Authorization', tenant.bearer).send({ display_name: `moved ${index}` }));
       const policies = await spread(6, (via) => readPolicy(via));
@@ -244,7 +244,7 @@ describeThroughPooler('Through PgBouncer in transaction mode: three instances, D
   it('refuses a key revoked with the CLI through the pooler with the next request on every instance', async () => {
     const env = { ...process.env, DATABASE_URL: pooledUrl, DATABASE_DIRECT_URL: directUrl, DATABASE_PREPARED_STATEMENTS: '0', LOG_LEVEL: 'error' };
     for (let round = 0; round < 2; round++) {
-      const key = await new AdminService(direct.prisma).createApiKey(tenant.organizationId, ['admin.v1.quota.read']);
+      const key = await new AdminService(direct.sql).createApiKey(tenant.organizationId, ['admin.v1.quota.read']);
       const bearer = { ...tenant, apiKeyId: key.id, apiKey: key.key, bearer: `Bearer ${key.key}` };
       for (const instance of instances) await readPolicy(instance, bearer).expect(200);
       await run('node', [join(distDir, 'cli', 'main.js'), 'apikey', 'revoke', '--id', key.id], { env });

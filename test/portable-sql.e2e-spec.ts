@@ -95,7 +95,7 @@ async function asSuperuser<T>(work: (client: Client) => Promise<T>): Promise<T> 
     const statuses = await Promise.all(Array.from({ length: 6 }, (_, index) => upload(instances[index % 2], tenant, 'package', zip).then((response) => response.status)));
     expect(statuses).toEqual(Array(6).fill(201));
 
-    const suite = await new AdminService(database.prisma).createExpertSuite(tenant.organizationId, `portable-${randomUUID().slice(0, 8)}`);
+    const suite = await new AdminService(database.sql).createExpertSuite(tenant.organizationId, `portable-${randomUUID().slice(0, 8)}`);
     const patches = await Promise.all(
       Array.from({ length: 6 }, (_, index) =>
         instances[index % 2].http().patch(`${API}/expert-suites/${suite.id}`).set('Authorization', tenant.bearer).send({ display_name: `Name ${index}` }),
@@ -107,7 +107,7 @@ async function asSuperuser<T>(work: (client: Client) => Promise<T>): Promise<T> 
   it('revokes a key across both instances', async () => {
     const other = await createTenant(database);
     for (const instance of instances) await instance.http().get(`${API}/metering-policy`).set('Authorization', other.bearer).expect(200);
-    await new AdminService(database.prisma).revokeApiKey(other.apiKeyId);
+    await new AdminService(database.sql).revokeApiKey(other.apiKeyId);
     // The NOTIFY reaches each instance's listener (on the role's connection) a moment after the commit.
     for (const instance of instances) await until(async () => (await instance.http().get(`${API}/metering-policy`).set('Authorization', other.bearer)).status === 401);
     for (const instance of instances) expectErrorBody(await instance.http().get(`${API}/metering-policy`).set('Authorization', other.bearer), 401, 'UNAUTHENTICATED', 'unauthorized');

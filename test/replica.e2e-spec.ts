@@ -40,7 +40,7 @@ describeOnReplica('Reads on a streaming replica (DATABASE_REPLICA_URL)', () => {
     address.pathname = new URL(server).pathname;
     replicaUrl = address.toString();
     direct = await openTestDatabase();
-    admin = new AdminService(direct.prisma);
+    admin = new AdminService(direct.sql);
     tenant = await createTenant(direct);
     // The file's database was created on the primary a moment ago: wait until the replica has it.
     await caughtUp();

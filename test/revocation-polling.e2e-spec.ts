@@ -25,7 +25,7 @@ describe('API key revocation without LISTEN/NOTIFY (DATABASE_NOTIFICATIONS=off):
 
   beforeAll(async () => {
     database = await openTestDatabase();
-    admin = new AdminService(database.prisma, undefined, 'off');
+    admin = new AdminService(database.sql, undefined, 'off');
     instances = [await startTestApp(database, SETTINGS), await startTestApp(database, SETTINGS)];
     tenant = await createTenant(database, [QuotaScope.Read]);
   });

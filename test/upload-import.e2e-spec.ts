@@ -25,7 +25,7 @@ describe('cli uploads import: files of the release that kept uploads on disk, in
   beforeAll(async () => {
     database = await openTestDatabase();
     testApp = await startTestApp(database);
-    admin = new AdminService(database.prisma);
+    admin = new AdminService(database.sql);
     tenant = await createTenant(database);
     uploadDir = mkdtempSync(join(tmpdir(), 'wsa-old-uploads-'));
   });
@@ -138,7 +138,7 @@ describe('uploads written before the bytes moved into the database (embedded PGl
 
       expect(await database.migrate()).toEqual([MIGRATION]);
       expect((await database.prisma.upload.findUniqueOrThrow({ where: { id: uploadId } })).storageKey).toBe(key);
-      expect(await new AdminService(database.prisma).importUploadFiles(uploadDir)).toEqual({ moved: 1, already_stored: 0, missing: [], skipped: [] });
+      expect(await new AdminService(database.sql).importUploadFiles(uploadDir)).toEqual({ moved: 1, already_stored: 0, missing: [], skipped: [] });
 
       const app = await startTestApp(database);
       try {

@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { CLI_ACTOR } from '../src/common/audit/audit-actor';
 import { AuditStatements, created } from '../src/common/audit/audit-event';
 import type { AppError } from '../src/common/errors/app-error';
-import type { PrismaService } from '../src/database/prisma.service';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
 import { HeldTransaction } from '../src/modules/uploads/held-transaction';
@@ -21,7 +20,7 @@ describe('upload repositories on the database', () => {
   let organizationId: string;
 
   beforeAll(async () => {
-    txHost = new TransactionHost(fixture.database.prisma as PrismaService, fixture.database.sql);
+    txHost = new TransactionHost(fixture.database.sql);
     uploads = new UploadsRepository(txHost, new AuditStatements('off'));
     chunks = new UploadChunksRepository(txHost);
     organizationId = (await createTenant(fixture.database)).organizationId;

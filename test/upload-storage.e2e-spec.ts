@@ -32,7 +32,7 @@ describe('upload bytes in the database, shared by every instance', () => {
     tenant = await createTenant(instances.database);
   });
 
-  const newSuite = () => new AdminService(instances.database.prisma).createExpertSuite(tenant.organizationId, `suite-${randomUUID().slice(0, 8)}`);
+  const newSuite = () => new AdminService(instances.database.sql).createExpertSuite(tenant.organizationId, `suite-${randomUUID().slice(0, 8)}`);
 
   it('serves an icon uploaded through one instance through the other, and applies it to a suite there', async () => {
     const created = await upload(instances.app, tenant, 'icon', ONE_PIXEL_PNG).expect(201);

@@ -22,7 +22,7 @@ describe('uploads and applying them to expert suites', () => {
   beforeAll(async () => {
     database = await openTestDatabase();
     testApp = await startTestApp(database, { ICON_UPLOAD_LIMIT_BYTES: ICON_LIMIT });
-    admin = new AdminService(database.prisma);
+    admin = new AdminService(database.sql);
     tenant = await createTenant(database);
   });
 

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Prisma } from '../generated/prisma/client';
-import { RowLock } from '../database/locks';
-import type { PrismaService } from '../database/prisma.service';
-import { TransactionHost } from '../database/transaction-host';
+import type { AuditStatements } from '../common/audit/audit-event';
+import type { SqlHost } from '../database/sql-host';
 import { DatabaseUploadStorage } from '../modules/uploads/database-upload-storage';
 import type { UploadStorage } from '../modules/uploads/upload-storage';
+import { UploadsRepository, type DiskUploadRow } from '../modules/uploads/uploads.repository';
 import { AdminError } from './admin-error';
 
 /** How releases that kept uploads on disk named an upload's file under UPLOAD_DIR (uploads.storage_key). */
@@ -27,14 +26,6 @@ export interface UploadImportReport {
   skipped: Array<{ storage_key: string; reason: SkipReason }>;
 }
 
-interface DiskUpload {
-  id: string;
-  storageKey: string | null;
-  size: number;
-  sha256: string;
-  _count: { chunks: number };
-}
-
 /**
  * Copies the files of uploads made by releases that kept them on disk (one file per upload at
  * `<directory>/<storage_key>`) into the database. Goes by the uploads rows, not the files: a file
@@ -43,12 +34,15 @@ interface DiskUpload {
  * or beside a purge, or twice at once, does no harm. The files are not deleted.
  */
 export class UploadFileImport {
-  private readonly txHost: TransactionHost;
+  private readonly uploads: UploadsRepository;
   private readonly storage: UploadStorage;
 
-  constructor(prisma: PrismaService) {
-    this.txHost = new TransactionHost(prisma);
-    this.storage = new DatabaseUploadStorage(this.txHost);
+  constructor(
+    private readonly txHost: SqlHost,
+    audit: AuditStatements,
+  ) {
+    this.uploads = new UploadsRepository(txHost, audit);
+    this.storage = new DatabaseUploadStorage(txHost);
   }
 
   async importFrom(directory: string): Promise<UploadImportReport> {
@@ -58,21 +52,16 @@ export class UploadFileImport {
     const report: UploadImportReport = { moved: 0, already_stored: 0, missing: [], skipped: [] };
     let after: string | undefined;
     for (;;) {
-      const batch: DiskUpload[] = await this.txHost.tx.upload.findMany({
-        where: { storageKey: { not: null }, ...(after === undefined ? {} : { id: { gt: after } }) },
-        orderBy: { id: 'asc' },
-        take: BATCH_SIZE,
-        select: { id: true, storageKey: true, size: true, sha256: true, _count: { select: { chunks: true } } },
-      });
+      const batch = await this.uploads.listWithStorageKey(after, BATCH_SIZE);
       for (const upload of batch) await this.importOne(root, upload, report);
       if (batch.length < BATCH_SIZE) return report;
       after = batch[batch.length - 1].id;
     }
   }
 
-  private async importOne(root: string, upload: DiskUpload, report: UploadImportReport): Promise<void> {
-    const key = upload.storageKey!;
-    if (upload._count.chunks > 0) {
+  private async importOne(root: string, upload: DiskUploadRow, report: UploadImportReport): Promise<void> {
+    const key = upload.storageKey;
+    if (upload.stored) {
       report.already_stored++;
       return;
     }
@@ -86,12 +75,10 @@ export class UploadFileImport {
     if (bytes.length !== upload.size) return void report.skipped.push({ storage_key: key, reason: 'size_mismatch' });
     if (createHash('sha256').update(bytes).digest('hex') !== upload.sha256) return void report.skipped.push({ storage_key: key, reason: 'sha256_mismatch' });
 
-    const outcome = await this.txHost.withTransaction(async () => {
-      const locked = await this.txHost.sql.query<{ stored: boolean }>(Prisma.sql`
-        SELECT EXISTS (SELECT 1 FROM upload_chunks c WHERE c.upload_id = u.id) AS stored
-        FROM uploads u WHERE u.id = ${upload.id}::uuid ${RowLock.forUpdate}`);
-      if (locked.length === 0) return 'removed';
-      if (locked[0].stored) return 'already_stored';
+    const outcome = await this.txHost.withSqlTransaction(async () => {
+      const locked = await this.uploads.lockForImport(upload.id);
+      if (!locked) return 'removed';
+      if (locked.stored) return 'already_stored';
       await this.storage.write(upload.id, bytes);
       return 'moved';
     });

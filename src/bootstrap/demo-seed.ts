@@ -1,5 +1,5 @@
 import { AdminService, DEMO_ORGANIZATION_NAME } from '../admin/admin.service';
-import type { PrismaClient } from '../generated/prisma/client';
+import type { SqlDriver } from '../database/sql-driver';
 import { allScopes } from '../common/auth/scope-catalog';
 
 export interface DemoSeed {
@@ -14,9 +14,9 @@ export interface DemoSeed {
  * holding every scope, so that a new user can try the API in Swagger UI at once.
  * Returns undefined when the database already has an organization.
  */
-export async function seedDemoIfEmpty(prisma: PrismaClient): Promise<DemoSeed | undefined> {
-  if ((await prisma.organization.count()) > 0) return undefined;
-  const admin = new AdminService(prisma);
+export async function seedDemoIfEmpty(sql: SqlDriver): Promise<DemoSeed | undefined> {
+  const admin = new AdminService(sql);
+  if (await admin.hasOrganizations()) return undefined;
   const organization = await admin.createOrganization(DEMO_ORGANIZATION_NAME);
   const key = await admin.createApiKey(organization.id, [...allScopes()]);
   const category = await admin.createCategory(organization.id, 'General');
@@ -39,8 +39,8 @@ export function describeDemoSeed(seed: DemoSeed, baseUrl: string): string {
 }
 
 /** For a later start: where the demo organization is and how to get a new key for it (no key is printed again). */
-export async function describeExistingDemo(prisma: PrismaClient): Promise<string | undefined> {
-  const organizationId = await new AdminService(prisma).demoOrganizationId();
+export async function describeExistingDemo(sql: SqlDriver): Promise<string | undefined> {
+  const organizationId = await new AdminService(sql).demoOrganizationId();
   if (!organizationId) return undefined;
   return `Demo organization: ${organizationId} (its key was printed on the first start; a new one: stop the service, then npm run --silent cli -- demo-key)`;
 }

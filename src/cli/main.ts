@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
   const database = await openDatabase(config);
   try {
     if (database.kind === 'embedded') await database.migrate();
-    return await runCommand(parsed, new AdminService(database.prisma, undefined, config.DATABASE_NOTIFICATIONS), io);
+    return await runCommand(parsed, new AdminService(database.sql, undefined, config.DATABASE_NOTIFICATIONS), io);
   } finally {
     await database.close();
   }

@@ -6,7 +6,6 @@ import { DatabasePing } from './database-ping';
 import { DatabasePool } from './database-pool';
 import { DatabaseReplica } from './database-replica';
 import { DatabaseOutageLog } from './outage-log';
-import { PrismaService } from './prisma.service';
 import { SqlDriver } from './sql-driver';
 import { SqlHost } from './sql-host';
 import { TransactionHost } from './transaction-host';
@@ -42,7 +41,6 @@ export class DatabaseModule {
           useFactory: async (config: AppConfig) => database ?? openAndPrepare(config),
         },
         { provide: OWNS_DATABASE, useValue: database === undefined },
-        { provide: PrismaService, inject: [DATABASE], useFactory: (db: Database) => db.prisma },
         { provide: SqlDriver, inject: [DATABASE], useFactory: (db: Database) => db.sql },
         { provide: DatabaseNotifications, useExisting: DATABASE },
         { provide: DatabasePool, useExisting: DATABASE },
@@ -53,7 +51,7 @@ export class DatabaseModule {
         { provide: SqlHost, useExisting: TransactionHost },
         DatabaseOutageLog,
       ],
-      exports: [PrismaService, TransactionHost, SqlHost, DatabaseOutageLog, DatabaseNotifications, DatabasePool, DatabasePing, DatabaseReplica],
+      exports: [SqlDriver, TransactionHost, SqlHost, DatabaseOutageLog, DatabaseNotifications, DatabasePool, DatabasePing, DatabaseReplica],
     };
   }
 }

@@ -16,12 +16,16 @@ import type { PoolUsage } from './database-pool';
 
 export type DatabaseKind = 'postgres' | 'embedded';
 
-/** An open database: the Prisma client, the migration runner, NOTIFY listening and the way to close it all. */
+/** An open database: the SQL driver, the migration runner, NOTIFY listening and the way to close it all. */
 export interface Database {
   readonly kind: DatabaseKind;
-  readonly prisma: PrismaClient;
-  /** Raw statements on the same driver adapter as `prisma`, without the client (TransactionHost.sql). */
+  /** The one way the service runs statements (TransactionHost.sql): Prisma's driver adapter, without the client. */
   readonly sql: SqlDriver;
+  /**
+   * A Prisma client on the same connections, created on first use: for tests that arrange and
+   * inspect rows. The service, its workers and the CLI never use it.
+   */
+  readonly prisma: PrismaClient;
   /** Reads on DATABASE_REPLICA_URL, failing over to the primary (TransactionHost.replica); undefined without one. */
   readonly replica: ReadReplica | undefined;
   migrate(migrationsDir?: string): Promise<string[]>;
@@ -77,14 +81,15 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
   const directUrl = settings.DATABASE_DIRECT_URL ?? url;
   const pool = openPool(url, settings.DATABASE_POOL_SIZE, settings);
   const ping = openPing(url, settings);
-  const adapter = new PrismaPg(pool);
-  const prisma = new PrismaClient({ adapter, ...clientOptions(settings) });
+  const prisma = lazyClient(() => new PrismaClient({ adapter: new PrismaPg(pool), ...clientOptions(settings) }));
   const sql = await openSqlDriver(pool, settings);
   const replica = settings.DATABASE_REPLICA_URL ? await openReplica(settings.DATABASE_REPLICA_URL, sql, settings) : undefined;
   const subscriptions = new Subscriptions();
   return {
     kind: 'postgres',
-    prisma,
+    get prisma() {
+      return prisma.get();
+    },
     sql,
     replica: replica?.reads,
     async migrate(migrationsDir = defaultMigrationsDir()) {
@@ -106,7 +111,7 @@ async function openPostgres(url: string, settings: DatabaseSettings): Promise<Da
       await subscriptions.closeAll();
       await ping.close();
       await replica?.close();
-      await prisma.$disconnect();
+      await prisma.disconnect();
       await pool.end();
     },
   };
@@ -173,12 +178,14 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
     const { PrismaPGlite } = await import('pglite-prisma-adapter');
     const pglite = await openEmbeddedPGlite(dataDir);
     const adapter = new PrismaPGlite(pglite);
-    const prisma = new PrismaClient({ adapter, ...clientOptions(settings) });
+    const prisma = lazyClient(() => new PrismaClient({ adapter, ...clientOptions(settings) }));
     const sql = new SqlDriver(await adapter.connect(), settings.TRANSACTION_TIMEOUT_MS);
     const subscriptions = new Subscriptions();
     return {
       kind: 'embedded',
-      prisma,
+      get prisma() {
+        return prisma.get();
+      },
       sql,
       replica: undefined,
       migrate: (migrationsDir = defaultMigrationsDir()) => applyMigrations(pgliteSession(pglite), readMigrations(migrationsDir)),
@@ -189,7 +196,7 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
       },
       async close() {
         await subscriptions.closeAll();
-        await prisma.$disconnect();
+        await prisma.disconnect();
         await pglite.close();
         lock?.release();
       },
@@ -198,4 +205,15 @@ async function openEmbedded(dataDir: string, settings: DatabaseSettings): Promis
     lock?.release();
     throw error;
   }
+}
+
+/** A Prisma client made on first use, and disconnected at close only if it was. */
+function lazyClient(create: () => PrismaClient): { get(): PrismaClient; disconnect(): Promise<void> } {
+  let client: PrismaClient | undefined;
+  return {
+    get: () => (client ??= create()),
+    disconnect: async () => {
+      await client?.$disconnect();
+    },
+  };
 }

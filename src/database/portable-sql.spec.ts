@@ -19,7 +19,7 @@ const filesMatching = (pattern: RegExp) => files.filter(({ text }) => pattern.te
 describe('portable SQL: advisory locks stay off the correctness paths', () => {
   it('finds the source files (the scan itself works)', () => {
     expect(files.length).toBeGreaterThan(100);
-    expect(filesMatching(/RowLock\.forUpdate\b/)).toContain('modules/expert-suites/expert-suites.service.ts');
+    expect(filesMatching(/RowLock\.forUpdate\b/)).toContain('modules/expert-suites/expert-suites.repository.ts');
   });
 
   it('names an advisory lock function in src/database/locks.ts only (the migrations’ session lock)', () => {
@@ -35,9 +35,9 @@ describe('portable SQL: advisory locks stay off the correctness paths', () => {
   });
 
   it('sends NOTIFY only where DATABASE_NOTIFICATIONS allows it', () => {
-    expect(filesMatching(/pg_notify\(|[`'"]NOTIFY /i)).toEqual(['admin/admin.service.ts', 'common/audit/audit-event.ts']);
-    const admin = files.find(({ path }) => path === 'admin/admin.service.ts')!.text;
-    expect(admin).toMatch(/this\.notifications === 'on' \? Prisma\.sql`, pg_notify\(/);
+    expect(filesMatching(/pg_notify\(|[`'"]NOTIFY /i)).toEqual(['common/audit/audit-event.ts', 'common/auth/api-keys.repository.ts']);
+    const apiKeys = files.find(({ path }) => path === 'common/auth/api-keys.repository.ts')!.text;
+    expect(apiKeys.match(/[^\n]*pg_notify\([^\n]*/g)).toEqual([expect.stringMatching(/DATABASE_NOTIFICATIONS === 'on' \? Prisma\.sql`, pg_notify\(/)]);
     const audit = files.find(({ path }) => path === 'common/audit/audit-event.ts')!.text;
     expect(audit.match(/[^\n]*pg_notify\([^\n]*/g)).toEqual([expect.stringMatching(/notifications === 'on' \? ` RETURNING pg_notify\(/)]);
   });

@@ -1,6 +1,8 @@
 import { Body, Controller, HttpCode, Module, Param, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { TransactionHost } from '../../src/database/transaction-host';
+import { randomUUID } from 'node:crypto';
+import { SqlHost } from '../../src/database/sql-host';
+import { Prisma } from '../../src/generated/prisma/client';
 import { IsString } from 'class-validator';
 import { RequireScope } from '../../src/common/auth/auth.decorators';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
@@ -22,7 +24,7 @@ export class ProbeNoteDto {
 export class IdempotentProbeController {
   calls = 0;
 
-  constructor(private readonly txHost: TransactionHost) {}
+  constructor(private readonly txHost: SqlHost) {}
 
   @Post(':name')
   @HttpCode(200)
@@ -30,7 +32,8 @@ export class IdempotentProbeController {
   @Idempotent()
   async write(@CurrentPrincipal() principal: Principal, @Param('name') name: string, @Body() body: ProbeNoteDto) {
     this.calls++;
-    const category = await this.txHost.tx.category.create({ data: { organizationId: principal.organizationId, name } });
+    const [category] = await this.txHost.sql.query<{ id: string }>(Prisma.sql`
+      INSERT INTO categories (id, organization_id, name) VALUES (${randomUUID()}::uuid, ${principal.organizationId}::uuid, ${name}) RETURNING id`);
     if (body.note === 'fail after writing') throw new AppError(ExpertSuitesError.INVALID_STATUS_TRANSITION, 'Failed on purpose after a write.');
     return { category_id: category.id, calls: this.calls, note: body.note };
   }
@@ -38,20 +41,3 @@ export class IdempotentProbeController {
 
 @Module({ controllers: [IdempotentProbeController] })
 export class IdempotentProbeModule {}
-
-/** A SQL-transaction route whose controller can reach model queries: the application must refuse to start. */
-@ApiExcludeController()
-@Controller('probe/sql-only-mismatch')
-export class SqlOnlyMismatchProbeController {
-  constructor(private readonly txHost: TransactionHost) {}
-
-  @Post()
-  @RequireScope(ExpertSuitesScope.Manage)
-  @Idempotent({ sqlOnly: true })
-  async write(@CurrentPrincipal() principal: Principal) {
-    return this.txHost.tx.category.count({ where: { organizationId: principal.organizationId } });
-  }
-}
-
-@Module({ controllers: [SqlOnlyMismatchProbeController] })
-export class SqlOnlyMismatchProbeModule {}

@@ -5,7 +5,8 @@ import { IsString } from 'class-validator';
 import { CurrentPrincipal, type Principal } from '../../src/common/auth/principal';
 import { Public, RequireScope } from '../../src/common/auth/auth.decorators';
 import { MaxCodePoints, Required } from '../../src/common/validation/field-rules';
-import { PrismaService } from '../../src/database/prisma.service';
+import { SqlHost } from '../../src/database/sql-host';
+import { Prisma } from '../../src/generated/prisma/client';
 import { DirectoryScope } from '../../src/modules/directory/directory.scopes';
 import { QuotaScope } from '../../src/modules/quota/quota.scopes';
 
@@ -20,7 +21,7 @@ export class ProbeBodyDto {
 @ApiExcludeController()
 @Controller('probe')
 export class ProbeController {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly txHost: SqlHost) {}
 
   @Get('quota-read')
   @RequireScope(QuotaScope.Read)
@@ -44,8 +45,8 @@ export class ProbeController {
   @Get('store-text')
   async storeText(@Query('text') text: string, @Query('as') as: string) {
     const [row] = await (as === 'jsonb'
-      ? this.prisma.$queryRaw<Array<{ value: unknown }>>`SELECT ${JSON.stringify({ text })}::jsonb AS value`
-      : this.prisma.$queryRaw<Array<{ value: unknown }>>`SELECT ${text}::text AS value`);
+      ? this.txHost.sql.query<{ value: unknown }>(Prisma.sql`SELECT ${JSON.stringify({ text })}::jsonb AS value`)
+      : this.txHost.sql.query<{ value: unknown }>(Prisma.sql`SELECT ${text}::text AS value`));
     return row;
   }
 

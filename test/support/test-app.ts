@@ -80,14 +80,14 @@ export interface TestTenant {
 
 /** A fresh organization with a key holding `scopes` (all three by default). */
 export async function createTenant(database: Database, scopes: readonly string[] = allScopes()): Promise<TestTenant> {
-  const admin = new AdminService(database.prisma);
+  const admin = new AdminService(database.sql);
   const organization = await admin.createOrganization(`Tenant ${Math.random().toString(36).slice(2, 8)}`);
   const key = await admin.createApiKey(organization.id, [...scopes]);
   return { organizationId: organization.id, apiKeyId: key.id, apiKey: key.key, bearer: `Bearer ${key.key}` };
 }
 
 export async function createApiKey(database: Database, organizationId: string, scopes: readonly string[]): Promise<TestTenant> {
-  const key = await new AdminService(database.prisma).createApiKey(organizationId, [...scopes]);
+  const key = await new AdminService(database.sql).createApiKey(organizationId, [...scopes]);
   return { organizationId, apiKeyId: key.id, apiKey: key.key, bearer: `Bearer ${key.key}` };
 }
 
@@ -99,7 +99,7 @@ export async function createApiKey(database: Database, organizationId: string, s
 export async function revokeAndAwaitNotice(database: Database, apiKeyId: string, ...apps: TestApp[]): Promise<void> {
   const spies = apps.map((testApp) => jest.spyOn(testApp.app.get(VerifiedKeyCache), 'revoked'));
   try {
-    await new AdminService(database.prisma).revokeApiKey(apiKeyId);
+    await new AdminService(database.sql).revokeApiKey(apiKeyId);
     await until(() => spies.every((spy) => spy.mock.calls.some(([id]) => id === apiKeyId)));
   } finally {
     for (const spy of spies) spy.mockRestore();
@@ -122,7 +122,7 @@ export function useTestDatabase(): TestDatabaseFixture {
   const fixture = {} as TestDatabaseFixture;
   beforeAll(async () => {
     fixture.database = await openTestDatabase();
-    fixture.admin = new AdminService(fixture.database.prisma);
+    fixture.admin = new AdminService(fixture.database.sql);
   });
   afterAll(async () => {
     await fixture.database?.close();
@@ -178,7 +178,7 @@ export function useTestApp({ overrides = {}, extraModules = [], listen = false, 
   } as TestAppFixture;
   beforeAll(async () => {
     fixture.database = database?.database ?? (await openTestDatabase());
-    fixture.admin = new AdminService(fixture.database.prisma);
+    fixture.admin = new AdminService(fixture.database.sql);
     fixture.app = await startTestApp(fixture.database, overrides, extraModules, logDestination);
     fixture.tenant = await createTenant(fixture.database);
     if (listen) {

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { TransactionHost } from '../../database/transaction-host';
+import { SqlHost } from '../../database/sql-host';
 import { routeMetadata } from '../routing/route-metadata';
 import type { Response } from 'express';
 import { lastValueFrom, type Observable, of } from 'rxjs';
@@ -13,8 +13,6 @@ import { requestFingerprint } from './request-fingerprint';
 import { IdempotencyError } from './idempotency.errors';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
-/** Route metadata: the handler writes through `txHost.sql` only (IdempotentOptions.sqlOnly). */
-export const IDEMPOTENT_SQL_ONLY = 'idempotent:sql-only';
 /** Route metadata: the Idempotency-Key header may be left out (IdempotentOptions.keyRequired false). */
 export const IDEMPOTENT_KEY_OPTIONAL = 'idempotent:key-optional';
 const RETRY_AFTER_SECONDS = '1';
@@ -39,7 +37,7 @@ class KeyStoredMeanwhile extends Error {}
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
-    private readonly txHost: TransactionHost,
+    private readonly txHost: SqlHost,
     private readonly store: IdempotencyStore,
     private readonly metrics: Metrics,
     private readonly reflector: Reflector,
@@ -49,11 +47,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const request = http.getRequest<AuthenticatedRequest>();
     const response = http.getResponse<Response>();
-    const sqlOnly = routeMetadata<boolean>(this.reflector, IDEMPOTENT_SQL_ONLY, context) === true;
     const header = request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
     if (header === undefined && routeMetadata<boolean>(this.reflector, IDEMPOTENT_KEY_OPTIONAL, context) === true) {
       // No key, nothing to store or replay: the handler runs once, in the transaction a keyed write gets.
-      return of(await this.inTransaction(sqlOnly, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+      return of(await this.txHost.withSqlTransaction(() => lastValueFrom(next.handle(), { defaultValue: undefined })));
     }
     const key = readIdempotencyKey(header);
     const { apiKeyId } = principalOf(request);
@@ -61,7 +58,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     let outcome: Outcome;
     try {
-      outcome = await this.inTransaction(sqlOnly, async (): Promise<Outcome> => {
+      outcome = await this.txHost.withSqlTransaction(async (): Promise<Outcome> => {
         const claim = await this.store.claim(apiKeyId, key, fingerprint);
         if (claim.kind === 'in-progress') throw requestInProgress();
         if (claim.kind === 'stored-meanwhile') throw new KeyStoredMeanwhile();
@@ -87,9 +84,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return of(outcome.responseBody);
   }
 
-  private inTransaction<T>(sqlOnly: boolean, work: () => Promise<T>): Promise<T> {
-    return sqlOnly ? this.txHost.withSqlTransaction(work) : this.txHost.withTransaction(work);
-  }
 }
 
 function replay(stored: StoredResponse, fingerprint: string): Outcome {

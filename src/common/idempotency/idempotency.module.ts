@@ -2,13 +2,12 @@ import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { IdempotencyPurger } from './idempotency-purger';
 import { IdempotencyStore } from './idempotency.store';
-import { TransactionKindCheck } from './transaction-kind-check';
 
 /** Global, so that any module's route becomes idempotent by the @Idempotent() decorator alone. */
 @Global()
 @Module({
   imports: [DiscoveryModule],
-  providers: [IdempotencyStore, IdempotencyPurger, TransactionKindCheck],
+  providers: [IdempotencyStore, IdempotencyPurger],
   exports: [IdempotencyStore],
 })
 export class IdempotencyModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '../../database/transaction-host';
+import { SqlHost } from '../../database/sql-host';
 import { AppConfig } from '../../config/app-config';
 import { Prisma } from '../../generated/prisma/client';
 import { Clock } from '../clock';
@@ -25,12 +25,12 @@ const CLAIMED_STATUS = 0;
 
 /**
  * Idempotency records in the database. `claim` and `save` run in the caller's transaction
- * (txHost.tx), so that the record commits or rolls back with the write it describes.
+ * (txHost.sql), so that the record commits or rolls back with the write it describes.
  */
 @Injectable()
 export class IdempotencyStore {
   constructor(
-    private readonly txHost: TransactionHost,
+    private readonly txHost: SqlHost,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}

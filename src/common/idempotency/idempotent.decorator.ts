@@ -3,7 +3,7 @@ import { ApiHeader } from '@nestjs/swagger';
 import { ApiErrorResponses, type DocumentedError } from '../errors/api-error-responses.decorator';
 import { ErrorCode } from '../errors/error-code';
 import { IDEMPOTENCY_KEY_HEADER } from './idempotency-key';
-import { IdempotencyInterceptor, IDEMPOTENT_KEY_OPTIONAL, IDEMPOTENT_REPLAYED_HEADER, IDEMPOTENT_SQL_ONLY } from './idempotency.interceptor';
+import { IdempotencyInterceptor, IDEMPOTENT_KEY_OPTIONAL, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.interceptor';
 import { IdempotencyError } from './idempotency.errors';
 
 /** The success response's header, for the operation's @ApiCreatedResponse / @ApiOkResponse. */
@@ -15,12 +15,6 @@ export const IDEMPOTENT_SUCCESS_HEADERS = {
 };
 
 export interface IdempotentOptions {
-  /**
-   * The handler writes only raw statements through `txHost.sql`: its transaction then runs on the
-   * driver adapter instead of the Prisma client, which saves the client's cost per statement
-   * (docs/adr/0002-hot-statements-on-the-sql-driver-adapter.md). Without it, the handler may use model queries (`txHost.tx`) too.
-   */
-  sqlOnly?: boolean;
   /**
    * `false`: the Idempotency-Key header may be left out; a request without one runs once as sent (in
    * the same transaction a keyed one gets) and is never replayed. A key that is sent follows the
@@ -38,7 +32,6 @@ export function Idempotent(options: IdempotentOptions = {}) {
   const keyRequired = options.keyRequired !== false;
   return applyDecorators(
     UseInterceptors(IdempotencyInterceptor),
-    SetMetadata(IDEMPOTENT_SQL_ONLY, options.sqlOnly === true),
     SetMetadata(IDEMPOTENT_KEY_OPTIONAL, !keyRequired),
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,

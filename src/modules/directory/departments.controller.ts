@@ -23,7 +23,7 @@ export class DepartmentsController {
 
   @Post()
   @RequireScope(DirectoryScope.Manage)
-  @Idempotent({ sqlOnly: true })
+  @Idempotent()
   @ApiOperation({
     operationId: 'createDepartment',
     summary: 'Create department',

@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { AuditStatements, type AuditContext } from '../../common/audit/audit-event';
+import { RowLock } from '../../database/locks';
 import { SqlHost } from '../../database/sql-host';
 import { Prisma, type Subscription } from '../../generated/prisma/client';
+import { QuotaAudit } from './quota.audit';
 
 /** What the metering policy reads of an organization's subscription. */
 export type MeteringSubscriptionRow = Pick<Subscription, 'anchorAt' | 'updatedAt'> & {
@@ -27,7 +31,10 @@ const subscriptionWithLagStatement = (organizationId: string) => Prisma.sql`
 /** The subscriptions table: the statements of the quota module. */
 @Injectable()
 export class SubscriptionsRepository {
-  constructor(private readonly txHost: SqlHost) {}
+  constructor(
+    private readonly txHost: SqlHost,
+    private readonly audit: AuditStatements,
+  ) {}
 
   /**
    * On the read replica when there is one (the policy is cached for METERING_CACHE_TTL_MS anyway);
@@ -36,5 +43,32 @@ export class SubscriptionsRepository {
   async findForMetering(organizationId: string, withReplicaLag: boolean): Promise<MeteringSubscriptionRow | undefined> {
     const [row] = await this.txHost.replica.query<MeteringSubscriptionRow>(withReplicaLag ? subscriptionWithLagStatement(organizationId) : subscriptionStatement(organizationId));
     return row;
+  }
+
+  /**
+   * Moves (or first sets) the organization's anchor, in one transaction that holds the row: the
+   * subscription.updated event with the old and new anchor, and none when the anchor is the one it
+   * has. The anchor as stored.
+   */
+  setAnchor(organizationId: string, anchorAt: Date, context: AuditContext): Promise<Date> {
+    return this.txHost.withSqlTransaction(async () => {
+      const [before] = await this.txHost.sql.query<Pick<Subscription, 'anchorAt'>>(Prisma.sql`
+        SELECT anchor_at AS "anchorAt" FROM subscriptions WHERE organization_id = ${organizationId}::uuid ${RowLock.forUpdate}`);
+      const [stored] = await this.txHost.sql.query<Pick<Subscription, 'anchorAt'>>(Prisma.sql`
+        INSERT INTO subscriptions (id, organization_id, anchor_at) VALUES (${randomUUID()}::uuid, ${organizationId}::uuid, ${anchorAt})
+        ON CONFLICT (organization_id) DO UPDATE SET anchor_at = EXCLUDED.anchor_at, updated_at = ${context.at}
+        RETURNING anchor_at AS "anchorAt"`);
+      if (before?.anchorAt.getTime() !== anchorAt.getTime()) {
+        await this.txHost.sql.execute(
+          this.audit.insert(context, {
+            organizationId,
+            action: QuotaAudit.SubscriptionUpdated,
+            resourceId: organizationId,
+            changes: { anchor_at: { old: before?.anchorAt.toISOString() ?? null, new: anchorAt.toISOString() } },
+          }),
+        );
+      }
+      return stored.anchorAt;
+    });
   }
 }

@@ -29,7 +29,7 @@ export class WebhookEndpointsController {
 
   @Post()
   @RequireScope(WebhooksScope.Manage)
-  @Idempotent({ sqlOnly: true, keyRequired: false })
+  @Idempotent({ keyRequired: false })
   @ApiOperation({
     operationId: 'createWebhookEndpoint',
     summary: 'Create webhook endpoint',
@@ -95,7 +95,7 @@ export class WebhookEndpointsController {
   @Post(':endpoint_id/rotate-secret')
   @RequireScope(WebhooksScope.Manage)
   @HttpCode(HttpStatus.OK)
-  @Idempotent({ sqlOnly: true, keyRequired: false })
+  @Idempotent({ keyRequired: false })
   @ApiOperation({
     operationId: 'rotateWebhookEndpointSecret',
     summary: 'Rotate webhook secret',
