@@ -80,9 +80,9 @@ module.exports = {
       name: 'modules-reach-the-database-through-the-transaction-host',
       severity: 'error',
       comment:
-        'Module code reaches the database through TransactionHost or SqlHost: it imports neither PrismaService (the injection token of the Prisma client) nor SqlSession (the migrator\'s bare session).',
+        'Module code reaches the database through its repositories on SqlHost: it imports neither SqlDriver (what TransactionHost is built on) nor SqlSession (the migrator\'s bare session).',
       from: { path: '^src/modules/', pathNot: SPEC },
-      to: { path: '^src/database/(prisma\\.service|sql-session)\\.ts$' },
+      to: { path: '^src/database/(sql-driver|sql-session)\\.ts$' },
     },
     {
       name: 'src-imports-no-test-or-bench',

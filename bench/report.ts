@@ -30,7 +30,7 @@ export function markdown(report: Report): string {
     `Written by \`npm run bench\` on ${report.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC at commit ${report.commit}`,
     `(${report.minutes.toFixed(1)} minutes in all). Rerun it rather than editing this page.`,
     '',
-    `**Targets of issue 9: ${met} of ${report.checks.length} met.**`,
+    `**Targets: ${met} of ${report.checks.length} met.**`,
     '',
     '![Service / lean baseline ratios per scenario](benchmarks.svg)',
     '',

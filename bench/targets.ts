@@ -1,8 +1,8 @@
 /**
- * The targets of issue 9, in one place (2 cores, PostgreSQL, 32 connections, median over pairs).
+ * The benchmark's targets, in one place (2 cores, PostgreSQL, 32 connections, median over pairs).
  * Ratios are service / lean baseline, pair by pair; memory is VmHWM in MiB (kB / 1024). The
  * service's peak RSS over the benchmark has no number of its own: it must stay at or below the
- * lean baseline's, measured on the same Node in the same run (decided on issue 9's memory question).
+ * lean baseline's, measured on the same Node in the same run.
  */
 export const TARGETS = {
   minThroughputRatio: 0.6,

@@ -53,14 +53,14 @@ const scratchTree: Record<string, string> = {
   'src/config/app-config.ts': "import '../database/pool';", // config-imports-nothing-of-ours
   'src/database/pool.ts': "import '../common/clock';", // allowed: the Clock
   'src/database/notifications.ts': "import '../common/http/base-url';", // database-imports-config-only
-  'src/database/prisma.service.ts': '',
+  'src/database/sql-driver.ts': '',
   'src/common/clock.ts': '',
   'src/common/http/base-url.ts': "import '../../modules/widgets/widgets.service';", // common-imports-no-module
   'src/common/http/base-url.spec.ts': "import '../../modules/widgets/widgets.service'; import '../../../test/support/zip';", // allowed: a unit test
   'src/common/errors/app-error.ts': "import type { Code } from './error-code'; export type Error = { code: Code };", // no-circular, type-only
   'src/common/errors/error-code.ts': "import type { Error } from './app-error'; export type Code = Error['code'] | 'X';",
   'src/common/ids/uuid.ts': "import '../../../test/support/zip';", // src-imports-no-test-or-bench
-  'src/modules/widgets/widgets.service.ts': "import '../../database/prisma.service'; import '../gadgets/gadgets.service';", // modules-reach-…, modules-independent
+  'src/modules/widgets/widgets.service.ts': "import '../../database/sql-driver'; import '../gadgets/gadgets.service';", // modules-reach-…, modules-independent
   'src/modules/widgets/widgets.module.ts': "import '../../admin/admin.service';", // module-imports-no-application
   'src/modules/gadgets/gadgets.service.ts': '',
   'src/modules/uploads/uploads.controller.ts': "import '../expert-suites/expert-suites.scopes'; import '../expert-suites/expert-suites.service';", // allowed; modules-independent
@@ -113,7 +113,7 @@ describe('import rules (.dependency-cruiser.cjs)', () => {
       'module-imports-no-application: src/modules/widgets/widgets.module.ts → src/admin/admin.service.ts',
       'modules-independent: src/modules/uploads/uploads.controller.ts → src/modules/expert-suites/expert-suites.service.ts',
       'modules-independent: src/modules/widgets/widgets.service.ts → src/modules/gadgets/gadgets.service.ts',
-      'modules-reach-the-database-through-the-transaction-host: src/modules/widgets/widgets.service.ts → src/database/prisma.service.ts',
+      'modules-reach-the-database-through-the-transaction-host: src/modules/widgets/widgets.service.ts → src/database/sql-driver.ts',
       'no-circular: src/common/errors/app-error.ts → src/common/errors/error-code.ts (cycle: src/common/errors/app-error.ts → src/common/errors/error-code.ts → src/common/errors/app-error.ts)',
       'src-imports-no-test-or-bench: src/common/ids/uuid.ts → test/support/zip.ts',
       'test-file-setup-loads-the-app-lazily: test/support/postgres-test-databases.ts → node_modules/pg/lib/index.js',
