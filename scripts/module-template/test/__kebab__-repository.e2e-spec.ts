@@ -4,7 +4,6 @@ import { AuditStatements } from '../src/common/audit/audit-event';
 import { Clock } from '../src/common/clock';
 import { AppError } from '../src/common/errors/app-error';
 import { revisionRequirement } from '../src/common/http/write-preconditions';
-import type { PrismaService } from '../src/database/prisma.service';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
 import { __Plural__Repository } from '../src/modules/__kebab__/__kebab__.repository';
@@ -36,7 +35,7 @@ describe('__kebab__ service and repository', () => {
   let organizationId: string;
 
   beforeAll(async () => {
-    txHost = new TransactionHost(fixture.database.prisma as PrismaService, fixture.database.sql);
+    txHost = new TransactionHost(fixture.database.sql);
     service = new __Plural__Service(new __Plural__Repository(txHost, new AuditStatements('off')), new Clock());
     organizationId = (await createTenant(fixture.database)).organizationId;
   });
