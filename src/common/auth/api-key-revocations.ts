@@ -7,9 +7,6 @@ import { API_KEY_REVOKED_CHANNEL, ApiKeysRepository } from './api-keys.repositor
 import { RevocationVersionPoller } from './revocation-version-poller';
 import { VerifiedKeyCache } from './verified-key-cache';
 
-// Still imported from here by the admin CLI's own revocation statement (src/admin/admin.service.ts).
-export { API_KEY_REVOKED_CHANNEL };
-
 /**
  * Feeds the revocations every instance hears on the database into this instance's key cache:
  * through LISTEN, or, with DATABASE_NOTIFICATIONS=off, by polling the revocation version.
