@@ -49,8 +49,13 @@ export function checkRevision(requirement: RevisionRequirement, stored: bigint, 
     throw new AppError(ErrorCode.PRECONDITION_FAILED, `The ${what} exists, and If-None-Match: * lets a write through only where none does; nothing changed.`);
   }
   if (requirement.kind === 'none' || requirement.revision === stored) return;
-  throw new AppError(requirement.code, `${requirement.field}: the ${what} is at revision ${stored}, not ${requirement.revision}; read it again and retry.`, {
-    field: requirement.field,
+  throw revisionMismatch(requirement.code, requirement.field, what, stored, requirement.revision);
+}
+
+/** The answer to a stale revision named by `field`: `code`, with the stored revision as details.suggestion. */
+export function revisionMismatch(code: ErrorCode, field: string, what: string, stored: bigint, expected: bigint | number): AppError {
+  return new AppError(code, `${field}: the ${what} is at revision ${stored}, not ${expected}; read it again and retry.`, {
+    field,
     reason: 'revision_mismatch',
     suggestion: String(stored),
   });

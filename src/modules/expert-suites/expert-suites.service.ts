@@ -4,6 +4,7 @@ import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { revisionETag, type RevisionPrecondition } from '../../common/http/entity-tags';
+import { revisionMismatch } from '../../common/http/write-preconditions';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, startOfPage, type SortValueRange } from '../../common/pagination/page-token';
 import type { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
@@ -244,10 +245,5 @@ function concurrentChange(code: ErrorCode, field: string): AppError {
 }
 
 function checkExpectedRevision(expected: number | undefined, stored: bigint, code: ErrorCode, field: string, what: string): void {
-  if (expected === undefined || BigInt(expected) === stored) return;
-  throw new AppError(code, `${field}: the ${what} is at revision ${stored}, not ${expected}; read it again and retry.`, {
-    field,
-    reason: 'revision_mismatch',
-    suggestion: String(stored),
-  });
+  if (expected !== undefined && BigInt(expected) !== stored) throw revisionMismatch(code, field, what, stored, expected);
 }
