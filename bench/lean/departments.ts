@@ -21,13 +21,14 @@ const STORE_RESPONSE = 'UPDATE idempotency_records SET status_code = $2, respons
 // Serialises creations under one parent until commit, so that max(order) + 1 is every sibling's own.
 const LOCK_SIBLINGS = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
 const INSERT_TOP_LEVEL = `
-  INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order")
-  SELECT $1::uuid, $2::uuid, NULL, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1
+  INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order", path)
+  SELECT $1::uuid, $2::uuid, NULL, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1, $1 || '/'
   FROM departments WHERE organization_id = $2 AND parent_id IS NULL
   RETURNING "order"`;
 const INSERT_CHILD = `
-  INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order")
-  SELECT $1::uuid, $2::uuid, $5::uuid, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1
+  INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order", path)
+  SELECT $1::uuid, $2::uuid, $5::uuid, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1,
+    coalesce((SELECT path FROM departments WHERE organization_id = $2 AND id = $5), '') || $1 || '/'
   FROM departments WHERE organization_id = $2 AND parent_id = $5
   RETURNING "order"`;
 

@@ -59,15 +59,17 @@ export class DepartmentsRepository {
     const nextOrder =
       department.parentId === null
         ? Prisma.sql`UPDATE organizations SET last_top_level_order = last_top_level_order + 1
-            WHERE id = ${organizationId}::uuid RETURNING last_top_level_order AS next_order`
+            WHERE id = ${organizationId}::uuid RETURNING last_top_level_order AS next_order, '' AS parent_path`
         : Prisma.sql`UPDATE departments SET last_child_order = last_child_order + 1
-            WHERE organization_id = ${organizationId}::uuid AND id = ${department.parentId}::uuid RETURNING last_child_order AS next_order`;
+            WHERE organization_id = ${organizationId}::uuid AND id = ${department.parentId}::uuid RETURNING last_child_order AS next_order, path AS parent_path`;
     try {
       const [row] = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
         WITH counter AS (${nextOrder}),
         changed AS (
-          INSERT INTO departments (id, organization_id, parent_id, name, name_key, external_id, "order")
-          SELECT gen_random_uuid(), ${organizationId}::uuid, ${department.parentId}::uuid, ${department.name}, ${caselessKey(department.name)}, ${department.externalId}, next_order FROM counter
+          INSERT INTO departments (id, organization_id, parent_id, name, name_key, external_id, "order", path)
+          SELECT fresh.id, ${organizationId}::uuid, ${department.parentId}::uuid, ${department.name}, ${caselessKey(department.name)}, ${department.externalId}, next_order,
+            parent_path || fresh.id::text || '/'
+          FROM counter, (SELECT gen_random_uuid() AS id) fresh
           RETURNING id, external_id, name, "order", parent_id),
         ${this.audit.insertFrom(context, Prisma.sql`changed`, {
           organizationId,
