@@ -3,9 +3,9 @@ import { gzipSync } from 'node:zlib';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { ProbeModule } from './support/probe.module';
-import { describeWithRedis, SHARED_REDIS_URL, useSharedRedis } from './support/redis';
+import { describeWithRedis, useTwoInstancesOnSharedRedis } from './support/redis';
 import { rawRequest } from './support/raw-http';
-import { createTenant, listenOnLoopback, startTestApp, useTestDatabase, useTwoInstances, type TestApp, type TestTenant } from './support/test-app';
+import { createTenant, listenOnLoopback, startTestApp, useTestDatabase, type TestApp, type TestTenant } from './support/test-app';
 
 /** 2 KiB of gzip that inflates to 1 MiB of JSON: the probe's body of issue 21. */
 const INFLATING_BODY = gzipSync(Buffer.from(`{"text":"${'a'.repeat(1024 * 1024)}"}`));
@@ -153,10 +153,9 @@ describe('requests that fail authentication are limited per client address', () 
 
 describeWithRedis('the limit on failed authentication shared through Redis', () => {
   const LIMIT = 4;
-  const redis = useSharedRedis();
-  const instances = useTwoInstances({
+  const { redis, instances } = useTwoInstancesOnSharedRedis({
     database: fileDatabase,
-    overrides: { AUTH_FAILURE_LIMIT_PER_MINUTE: LIMIT, REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: redis.keyPrefix, TRUST_PROXY: 'loopback' },
+    overrides: { AUTH_FAILURE_LIMIT_PER_MINUTE: LIMIT, TRUST_PROXY: 'loopback' },
     extraModules: [ProbeModule],
   });
   let first: TestApp;

@@ -4,8 +4,8 @@ import type { Response } from 'supertest';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { ProbeModule } from './support/probe.module';
-import { describeWithRedis, keysWithPrefix, OwnRedisServer, SHARED_REDIS_URL, useSharedRedis } from './support/redis';
-import { createTenant, startTestApp, until, useTestDatabase, useTwoInstances, type TestApp, type TestTenant } from './support/test-app';
+import { describeWithRedis, keysWithPrefix, OwnRedisServer, useTwoInstancesOnSharedRedis } from './support/redis';
+import { createTenant, startTestApp, until, useTestDatabase, type TestApp, type TestTenant } from './support/test-app';
 
 const LIMIT = 5;
 
@@ -19,10 +19,9 @@ function remaining(response: Response): number {
 const fileDatabase = useTestDatabase();
 
 describeWithRedis('rate limit shared through Redis', () => {
-  const redis = useSharedRedis();
-  const instances = useTwoInstances({
+  const { redis, instances } = useTwoInstancesOnSharedRedis({
     database: fileDatabase,
-    overrides: { RATE_LIMIT_PER_MINUTE: LIMIT, REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: redis.keyPrefix },
+    overrides: { RATE_LIMIT_PER_MINUTE: LIMIT },
     extraModules: [ProbeModule],
   });
   let database: Database;

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { useTwoInstances, type TestAppOptions, type TwoInstances } from './test-app';
 
 /** The Redis every test run shares (CI starts it: .ci/run, ensure_redis). */
 export const SHARED_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -56,6 +57,17 @@ export function useSharedRedis(): SharedRedis {
     context.client.disconnect();
   });
   return context;
+}
+
+/**
+ * For the tests of one describe block: two app instances on the file's database that share the
+ * Redis at SHARED_REDIS_URL under a key prefix of their own (removed afterwards), as instances
+ * behind a load balancer do. Fields are set in beforeAll.
+ */
+export function useTwoInstancesOnSharedRedis({ overrides = {}, ...options }: Pick<TestAppOptions, 'overrides' | 'extraModules' | 'database'>): { redis: SharedRedis; instances: TwoInstances } {
+  const redis = useSharedRedis();
+  const instances = useTwoInstances({ ...options, overrides: { ...overrides, REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: redis.keyPrefix } });
+  return { redis, instances };
 }
 
 export async function keysWithPrefix(client: Redis, prefix: string): Promise<string[]> {
