@@ -139,10 +139,10 @@ describe('ExpertSuitesRepository', () => {
       const suite = await newSuite();
       await store(suite.id, Prisma.sql`has_package = true, command_count = 3, connector_refs = '[{"connector_id":"crm","connector_origin":"acme","required":true}]'::jsonb, connector_count = 2`);
       const refs = [{ connector_id: 'crm', connector_origin: 'acme', required: true }];
-      await expect(service.update(organizationId, suite.id, { command_count: 4 }, undefined, CLI_ACTOR)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'command_count', suggestion: '3' } });
+      await expect(service.update(organizationId, suite.id, { command_count: 4 }, { kind: 'none' }, CLI_ACTOR)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'command_count', suggestion: '3' } });
       // connector_count counts connectors.json (2); the same single ref sent back changes nothing, in one statement or in a transaction.
       for (const body of [{ connector_refs: refs }, { connector_refs: refs, clear_category: true }]) {
-        const answered = await service.update(organizationId, suite.id, body, undefined, CLI_ACTOR);
+        const answered = await service.update(organizationId, suite.id, body, { kind: 'none' }, CLI_ACTOR);
         expect({ revision: answered.revision, connectorCount: answered.connectorCount }).toEqual({ revision: 1n, connectorCount: 2n });
       }
       expect(await eventsOf(suite.id)).toHaveLength(1);
@@ -152,8 +152,8 @@ describe('ExpertSuitesRepository', () => {
       const suite = await newSuite();
       const category = (await categories.insert(organizationId, `cat-${randomUUID().slice(0, 8)}`, { actor: CLI_ACTOR, at: new Date() }))!;
       const foreign = (await categories.insert(await newOrganization(), 'Foreign', { actor: CLI_ACTOR, at: new Date() }))!;
-      await expect(service.update(organizationId, suite.id, { category_id: foreign.id, display_name: 'x' }, undefined, CLI_ACTOR)).rejects.toMatchObject({ code: 'CATEGORY_NOT_FOUND' });
-      const moved = await service.update(organizationId, suite.id, { category_id: category.id, display_name: 'Moved' }, undefined, CLI_ACTOR);
+      await expect(service.update(organizationId, suite.id, { category_id: foreign.id, display_name: 'x' }, { kind: 'none' }, CLI_ACTOR)).rejects.toMatchObject({ code: 'CATEGORY_NOT_FOUND' });
+      const moved = await service.update(organizationId, suite.id, { category_id: category.id, display_name: 'Moved' }, { kind: 'none' }, CLI_ACTOR);
       expect({ revision: moved.revision, displayName: moved.displayName, marketItem: moved.marketItem }).toEqual({
         revision: 2n,
         displayName: 'Moved',
@@ -173,7 +173,7 @@ describe('ExpertSuitesRepository', () => {
 
     it('refuses a stale expected_market_item_revision and keeps the rest of the request out', async () => {
       const suite = await newSuite();
-      await expect(service.update(organizationId, suite.id, { expected_market_item_revision: 5, display_name: 'x' }, undefined, CLI_ACTOR)).rejects.toMatchObject({
+      await expect(service.update(organizationId, suite.id, { expected_market_item_revision: 5, display_name: 'x' }, { kind: 'none' }, CLI_ACTOR)).rejects.toMatchObject({
         code: 'MARKET_ITEM_REVISION_CONFLICT',
         details: { suggestion: '1' },
       });
@@ -184,7 +184,7 @@ describe('ExpertSuitesRepository', () => {
       const suite = await newSuite();
       await txHost.sql.execute(Prisma.sql`DELETE FROM market_items WHERE suite_id = ${suite.id}::uuid`);
       const category = (await categories.insert(organizationId, `cat-${randomUUID().slice(0, 8)}`, { actor: CLI_ACTOR, at: new Date() }))!;
-      const answered = await service.update(organizationId, suite.id, { category_id: category.id }, undefined, CLI_ACTOR);
+      const answered = await service.update(organizationId, suite.id, { category_id: category.id }, { kind: 'none' }, CLI_ACTOR);
       expect(answered.marketItem).toEqual(expect.objectContaining({ categoryId: category.id, revision: 1n, suiteId: suite.id, organizationId }));
     });
   });

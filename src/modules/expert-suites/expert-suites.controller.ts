@@ -8,7 +8,8 @@ import { ApiErrorResponses } from '../../common/errors/api-error-responses.decor
 import { ErrorCode } from '../../common/errors/error-code';
 import { ApiJsonBody } from '../../common/openapi/api-json-body.decorator';
 import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
-import { ifNoneMatchAnyOnWrite, ifNoneMatchHolds, parseIfMatch, revisionETag } from '../../common/http/entity-tags';
+import { ifNoneMatchHolds, revisionETag } from '../../common/http/entity-tags';
+import { revisionRequirement } from '../../common/http/write-preconditions';
 import { AppConfig } from '../../config/app-config';
 import { ExpertSuiteDto } from './dto/expert-suite.dto';
 import { ExpertSuitePageDto } from './dto/expert-suite-page.dto';
@@ -105,9 +106,8 @@ export class ExpertSuitesController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ExpertSuiteDto> {
-    const ifMatchPrecondition = parseIfMatch(ifMatch);
-    const precondition = ifNoneMatchAnyOnWrite(ifNoneMatch) ? ({ kind: 'absent' } as const) : ifMatchPrecondition;
-    return this.answerWithETag(await this.expertSuites.update(principal.organizationId, resourceId, body, precondition, actor), request, response);
+    const requirement = revisionRequirement({ ifMatch, ifNoneMatch }, body.expected_revision);
+    return this.answerWithETag(await this.expertSuites.update(principal.organizationId, resourceId, body, requirement, actor), request, response);
   }
 
   @Get(':resourceId')

@@ -3,8 +3,7 @@ import { SqlHost } from '../../database/sql-host';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
-import { revisionETag, type RevisionPrecondition } from '../../common/http/entity-tags';
-import { revisionMismatch } from '../../common/http/write-preconditions';
+import { revisionMismatch, type RevisionRequirement } from '../../common/http/write-preconditions';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, startOfPage, type SortValueRange } from '../../common/pagination/page-token';
 import type { ListExpertSuitesQueryDto } from './dto/list-expert-suites-query.dto';
@@ -48,15 +47,15 @@ export class ExpertSuitesService {
     organizationId: string,
     suiteId: string,
     body: UpdateExpertSuiteDto,
-    precondition: RevisionPrecondition | undefined,
+    requirement: RevisionRequirement,
     actor: AuditActor,
   ): Promise<ExpertSuiteWithMarketItem> {
     refuseConflictingFields(body);
-    if (precondition?.kind === 'absent') {
+    if (requirement.kind === 'absent') {
       await this.readSuite(organizationId, suiteId);
       throw new AppError(ErrorCode.PRECONDITION_FAILED, 'The expert suite exists, and If-None-Match: * lets a write through only where none does; nothing changed.');
     }
-    const { expected, revisionCheck } = expectedRevision(body, precondition);
+    const { expected, revisionCheck } = withExpectedRevision(body, requirement);
     if (fitsOneStatement(expected)) return this.updateInOneStatement(organizationId, suiteId, expected, revisionCheck, actor);
     return this.txHost.withSqlTransaction(() => this.updateInTransaction(organizationId, suiteId, expected, revisionCheck, actor));
   }
@@ -217,23 +216,17 @@ interface RevisionCheck {
 }
 
 const BODY_REVISION_CHECK: RevisionCheck = { code: ExpertSuitesError.REVISION_CONFLICT, field: 'expected_revision' };
-const IF_MATCH_REVISION_CHECK: RevisionCheck = { code: ErrorCode.PRECONDITION_FAILED, field: 'If-Match' };
 
 /**
- * The body with the revision the client expects, from `expected_revision` or from `If-Match`
- * (RFC 9110: a precondition is evaluated before the method, so a stale If-Match is 412 even
- * when expected_revision says the same). Both, and different: 400 conflicting_fields.
+ * The body with the revision the request requires as its `expected_revision` (the one-statement
+ * PATCH compares it in SQL), and how a stale one is answered.
  */
-function expectedRevision(body: UpdateExpertSuiteDto, precondition: RevisionPrecondition | undefined): { expected: UpdateExpertSuiteDto; revisionCheck: RevisionCheck } {
-  if (precondition?.kind !== 'revision') return { expected: body, revisionCheck: BODY_REVISION_CHECK };
-  if (body.expected_revision !== undefined && body.expected_revision !== precondition.revision) {
-    throw AppError.validation(
-      'expected_revision',
-      'conflicting_fields',
-      `expected_revision (${body.expected_revision}) and If-Match (${revisionETag(precondition.revision)}) name different revisions; send one of them.`,
-    );
-  }
-  return { expected: Object.assign(new UpdateExpertSuiteDto(), body, { expected_revision: precondition.revision }), revisionCheck: IF_MATCH_REVISION_CHECK };
+function withExpectedRevision(body: UpdateExpertSuiteDto, requirement: RevisionRequirement): { expected: UpdateExpertSuiteDto; revisionCheck: RevisionCheck } {
+  if (requirement.kind !== 'revision') return { expected: body, revisionCheck: BODY_REVISION_CHECK };
+  return {
+    expected: Object.assign(new UpdateExpertSuiteDto(), body, { expected_revision: Number(requirement.revision) }),
+    revisionCheck: { code: requirement.code, field: requirement.field },
+  };
 }
 
 /** A compare-and-set matched no row: the record changed after it was read. */
