@@ -12,16 +12,22 @@ import { allScopes } from '../src/common/auth/scope-catalog';
 
 const run = promisify(execFile);
 
+interface CliError {
+  code: string;
+  message: string;
+  usage?: string;
+}
+
 describe('admin CLI commands', () => {
   const fixture = useTestDatabase();
 
   /** Runs one command line in-process and returns its exit code and output. */
-  async function cli(...argv: string[]): Promise<{ code: number; json: Record<string, unknown> | undefined; stderr: string }> {
+  async function cli(...argv: string[]): Promise<{ code: number; json: Record<string, unknown> | undefined; error: CliError | undefined }> {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runCommand(parseCommand(argv), fixture.admin, { out: (l) => out.push(l), err: (l) => err.push(l) });
-    expect(out.length).toBeLessThanOrEqual(1);
-    return { code, json: out[0] === undefined ? undefined : JSON.parse(out[0]), stderr: err.join('\n') };
+    expect(out.length + err.length).toBe(1);
+    return { code, json: out[0] === undefined ? undefined : JSON.parse(out[0]), error: err[0] === undefined ? undefined : JSON.parse(err[0]).error };
   }
 
   it('creates an organization with a subscription anchored at creation', async () => {
@@ -45,8 +51,7 @@ describe('admin CLI commands', () => {
     expect((await fixture.database.prisma.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).revokedAt).not.toBeNull();
     expect((await cli('apikey', 'revoke', '--id', created.json!.id as string)).json).toEqual(revoked.json);
     const unknown = await cli('apikey', 'revoke', '--id', '00000000-0000-4000-8000-000000000000');
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('No API key');
+    expect(unknown).toEqual({ code: 1, json: undefined, error: { code: 'operation_refused', message: expect.stringContaining('No API key') } });
   });
 
   it('prints the scope catalog: every scope an operation of the document requires, with what it grants, read and manage apart', async () => {
@@ -101,11 +106,14 @@ describe('admin CLI commands', () => {
   it('refuses unknown scopes, naming the catalog (exit code 2), and unknown organizations (exit code 1)', async () => {
     const org = (await cli('org', 'create', '--name', 'Strict')).json!;
     const unknownScope = await cli('apikey', 'create', '--org', org.id as string, '--scopes', 'admin.v1.everything');
-    expect(unknownScope).toEqual({ code: 2, json: undefined, stderr: expect.stringContaining('Unknown scope(s): admin.v1.everything') });
-    expect(unknownScope.stderr).toContain(`The catalog: ${allScopes().join(', ')}`);
+    expect(unknownScope).toEqual({
+      code: 2,
+      json: undefined,
+      error: { code: 'invalid_argument', message: expect.stringContaining('Unknown scope(s): admin.v1.everything'), usage: expect.stringMatching(/^apikey create /) },
+    });
+    expect(unknownScope.error?.message).toContain(`The catalog: ${allScopes().join(', ')}`);
     const unknownOrg = await cli('category', 'create', '--org', '00000000-0000-4000-8000-000000000000', '--name', 'x');
-    expect(unknownOrg.code).toBe(1);
-    expect(unknownOrg.stderr).toContain('No organization');
+    expect(unknownOrg).toMatchObject({ code: 1, error: { code: 'operation_refused', message: expect.stringContaining('No organization') } });
   });
 
   it('creates a category and an expert suite as the API returns it', async () => {
@@ -131,8 +139,7 @@ describe('admin CLI commands', () => {
     const moved = await cli('subscription', 'set', '--org', org.id as string, '--anchor', '2026-01-31T09:30:00Z');
     expect(moved.json).toEqual({ organization_id: org.id, anchor_at: '2026-01-31T09:30:00.000Z' });
     const local = await cli('subscription', 'set', '--org', org.id as string, '--anchor', '2026-01-31 09:30');
-    expect(local.code).toBe(2);
-    expect(local.stderr).toContain('--anchor');
+    expect(local).toMatchObject({ code: 2, error: { code: 'invalid_argument', message: expect.stringContaining('--anchor') } });
   });
 
   it('refuses an anchor that names no real instant, or one before 1970, as the API refuses such date-times', async () => {
@@ -141,14 +148,14 @@ describe('admin CLI commands', () => {
     const before = await anchorAt();
     for (const anchor of ['2026-02-30T00:00:00Z', '2026-01-31T24:00:00Z', '1969-12-31T23:59:59Z', '0000-01-01T00:00:00Z']) {
       const refused = await cli('subscription', 'set', '--org', org.id as string, '--anchor', anchor);
-      expect({ anchor, code: refused.code, stderr: refused.stderr }).toEqual({ anchor, code: 2, stderr: expect.stringContaining('--anchor') });
+      expect({ anchor, code: refused.code, message: refused.error?.message }).toEqual({ anchor, code: 2, message: expect.stringContaining('--anchor') });
     }
     expect(await anchorAt()).toEqual(before);
   });
 
   it('lists organizations oldest first with their active keys, and gets a new key for the demo organization back', async () => {
     const before = await cli('demo-key');
-    expect(before).toEqual({ code: 1, json: undefined, stderr: expect.stringContaining('No organization named "Demo organization"') });
+    expect(before).toEqual({ code: 1, json: undefined, error: { code: 'operation_refused', message: expect.stringContaining('No organization named "Demo organization"') } });
     const demo = (await cli('org', 'create', '--name', 'Demo organization')).json!;
     const first = await cli('demo-key');
     expect(first).toMatchObject({ code: 0, json: { organization_id: demo.id, key: expect.stringMatching(/^wsk_/), scopes: [...allScopes()] } });
@@ -169,9 +176,11 @@ describe('admin CLI commands', () => {
   });
 
   it('answers a malformed option value with exit code 2 and the command\'s usage', async () => {
-    const { code, stderr } = await cli('apikey', 'list', '--org', 'not-a-uuid');
-    expect(code).toBe(2);
-    expect(stderr).toBe('error: --org must be a uuid, got "not-a-uuid".\n  apikey list --org ORG_ID');
+    expect(await cli('apikey', 'list', '--org', 'not-a-uuid')).toEqual({
+      code: 2,
+      json: undefined,
+      error: { code: 'invalid_argument', message: '--org must be a uuid, got "not-a-uuid".', usage: 'apikey list --org ORG_ID' },
+    });
   });
 
   it('rejects unknown commands, unknown options and missing options before touching the database', () => {
@@ -197,11 +206,11 @@ describe('admin CLI as a process (built dist, embedded database on disk)', () =>
     await expect(run('node', [cliPath], { env })).rejects.toMatchObject({ code: 2, stderr: help.stderr });
   });
 
-  it('exits non-zero with usage on stderr for bad arguments', async () => {
-    await expect(run('node', [cliPath, 'org', 'create'], { env })).rejects.toMatchObject({
-      code: 2,
-      stdout: '',
-      stderr: expect.stringMatching(/^error: Missing --name\.\n {2}org create --name NAME\n\nUsage: /),
-    });
+  it('prints a bad command line\'s error as one JSON object on stderr, with the usage (exit code 2)', async () => {
+    const failed = await run('node', [cliPath, 'org', 'create'], { env }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    expect(failed).toMatchObject({ code: 2, stdout: '' });
+    expect(JSON.parse((failed as { stderr: string }).stderr)).toEqual({ error: { code: 'usage_error', message: 'Missing --name.', usage: 'org create --name NAME' } });
+    const unknown = await run('node', [cliPath, 'org', 'delete'], { env }).catch((error: { stderr: string }) => error);
+    expect(JSON.parse((unknown as { stderr: string }).stderr).error).toEqual({ code: 'usage_error', message: 'Unknown command "org delete".', usage: expect.stringMatching(/^Usage: npm run --silent cli -- <command>\n/) });
   });
 });

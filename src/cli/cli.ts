@@ -10,7 +10,24 @@ export interface CliIo {
   err: (line: string) => void;
 }
 
-export class UsageError extends Error {}
+/** The command line names no command, an unknown option, or leaves one out (exit code 2, with the usage). */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What a failed command prints on stderr: one JSON object on one line, with a stable `code`
+ * (`usage_error`, `invalid_argument`, `operation_refused`, `internal_error`), the message, and the
+ * command's usage where the command line was at fault.
+ */
+export function errorLine(code: string, message: string, usage?: string): string {
+  return JSON.stringify({ error: { code, message, ...(usage === undefined ? {} : { usage }) } });
+}
 
 interface Command {
   usage: string;
@@ -96,22 +113,22 @@ export function parseCommand(argv: string[]): ParsedCommand {
   const words = COMMANDS[argv[0]] ? 1 : 2;
   const name = argv.slice(0, words).join(' ');
   const command = COMMANDS[name];
-  if (!command) throw new UsageError(`Unknown command "${name}".`);
+  if (!command) throw new UsageError(`Unknown command "${name}".`, USAGE);
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({ args: argv.slice(words), options: command.options, strict: true, allowPositionals: false }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n  ${command.usage}`);
+    throw new UsageError((error as Error).message, command.usage);
   }
   const missing = Object.keys(command.options).filter((option) => values[option] === undefined);
-  if (missing.length > 0) throw new UsageError(`Missing ${missing.map((m) => `--${m}`).join(', ')}.\n  ${command.usage}`);
+  if (missing.length > 0) throw new UsageError(`Missing ${missing.map((m) => `--${m}`).join(', ')}.`, command.usage);
   return { command, values: values as Record<string, string> };
 }
 
 /**
- * Runs one command and prints its result as one JSON object; returns the exit code: 0, 1 for a
- * refused operation, 2 for a malformed option value (with the command's usage). `admin` may be
- * undefined only for a command that uses no database.
+ * Runs one command and prints its result as one JSON object on stdout, or its error as one on
+ * stderr (errorLine); returns the exit code: 0, 1 for a refused operation, 2 for a malformed option
+ * value. `admin` may be undefined only for a command that uses no database.
  */
 export async function runCommand(parsed: ParsedCommand, admin: AdminService | undefined, io: CliIo): Promise<number> {
   try {
@@ -119,11 +136,11 @@ export async function runCommand(parsed: ParsedCommand, admin: AdminService | un
     return 0;
   } catch (error) {
     if (error instanceof AdminArgumentError) {
-      io.err(`error: ${error.message}\n  ${parsed.command.usage}`);
+      io.err(errorLine('invalid_argument', error.message, parsed.command.usage));
       return 2;
     }
     if (error instanceof AdminError) {
-      io.err(`error: ${error.message}`);
+      io.err(errorLine('operation_refused', error.message));
       return 1;
     }
     throw error;

@@ -2,7 +2,7 @@ import { AdminService } from '../admin/admin.service';
 import { loadConfig } from '../config/app-config';
 import { loadDotEnv } from '../config/dot-env';
 import { openDatabase } from '../database/database';
-import { parseCommand, runCommand, USAGE, UsageError, usesDatabase } from './cli';
+import { errorLine, parseCommand, runCommand, USAGE, UsageError, usesDatabase } from './cli';
 
 async function main(argv: string[]): Promise<number> {
   const io = { out: (line: string) => process.stdout.write(`${line}\n`), err: (line: string) => process.stderr.write(`${line}\n`) };
@@ -15,7 +15,7 @@ async function main(argv: string[]): Promise<number> {
     parsed = parseCommand(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.err(`error: ${error.message}\n\n${USAGE}`);
+    io.err(errorLine('usage_error', error.message, error.usage));
     return 2;
   }
   if (!usesDatabase(parsed)) return runCommand(parsed, undefined, io);
@@ -35,7 +35,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${errorLine('internal_error', error instanceof Error ? error.message : String(error))}\n`);
     process.exitCode = 1;
   },
 );
