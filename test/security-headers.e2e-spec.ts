@@ -41,7 +41,7 @@ describe('security headers and CORS', () => {
     const policy = response.headers['content-security-policy'];
     expect(policy).toContain("script-src 'self'");
     expect(policy).toContain("style-src 'self' 'unsafe-inline'");
-    expect(policy).toContain("img-src 'self' data:");
+    expect(policy).toContain("img-src 'self' data: blob:");
     expect(policy).not.toContain('upgrade-insecure-requests');
   });
 

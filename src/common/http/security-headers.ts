@@ -13,7 +13,7 @@ interface HeaderChanges {
 /**
  * Helmet's headers on every answer (nosniff, no-referrer, HSTS, frame denial...), with a
  * Content-Security-Policy that still lets Swagger UI at /docs work: the page Nest serves carries
- * inline styles, and Swagger UI draws its icons from data: URLs. Scripts stay same-origin only.
+ * inline styles, and Swagger UI draws its icons from data: URLs and images it fetched from blob: URLs. Scripts stay same-origin only.
  * Routes that need other values (the icon content route) set their own after this middleware.
  *
  * Helmet decides the headers; with this configuration (no directive is a function of the request)
@@ -27,7 +27,8 @@ export function securityHeadersMiddleware(): RequestHandler {
         useDefaults: true,
         directives: {
           'style-src': ["'self'", "'unsafe-inline'"],
-          'img-src': ["'self'", 'data:'],
+          // blob: for Swagger UI, which shows an image a "Try it out" answers (an icon) from a blob URL.
+          'img-src': ["'self'", 'data:', 'blob:'],
           // Served over plain HTTP behind a TLS-terminating proxy or locally: upgrading would break /docs there.
           'upgrade-insecure-requests': null,
         },
