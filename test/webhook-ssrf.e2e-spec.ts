@@ -30,7 +30,13 @@ describe('webhook targets (SSRF rules)', () => {
       field: 'url',
       reason,
     });
+    return response.body.detail as string;
   };
+
+  it('names the setting that admits local receivers when it refuses http or a loopback address', async () => {
+    expect(await expectUrlRefused('http://hooks.example.com/', 'invalid_value')).toContain('WEBHOOK_ALLOW_INSECURE_TARGETS=true');
+    expect(await expectUrlRefused('https://127.0.0.1/hook', 'invalid_value')).toContain('WEBHOOK_ALLOW_INSECURE_TARGETS=true');
+  });
 
   it.each([
     'http://hooks.example.com/',

@@ -13,6 +13,9 @@ export function bareHostname(url: URL): string {
 // eslint-disable-next-line no-control-regex
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\\]/;
 
+/** The setting an operator changes for receivers on localhost or a private network, as a refusal names it. */
+const INSECURE_TARGETS_SETTING = 'the service setting WEBHOOK_ALLOW_INSECURE_TARGETS=true';
+
 /**
  * What can be told from the URL alone, at creation: an absolute `https` URL (or `http` when insecure
  * targets are allowed) as sent, without control characters or backslashes, credentials, fragment or
@@ -31,7 +34,11 @@ export function checkWebhookUrl(value: string, allowInsecure: boolean): void {
   }
   const schemes = allowInsecure ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
-    throw AppError.validation('url', 'invalid_value', `url: must use ${allowInsecure ? 'https or http' : 'https'}.`);
+    throw AppError.validation(
+      'url',
+      'invalid_value',
+      allowInsecure ? 'url: must use https or http.' : `url: must use https (http and private addresses need ${INSECURE_TARGETS_SETTING}).`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
     throw AppError.validation('url', 'invalid_value', 'url: must not carry credentials (user:password@); authenticate the requests by their signature.');
@@ -41,6 +48,10 @@ export function checkWebhookUrl(value: string, allowInsecure: boolean): void {
   if (allowInsecure) return;
   const host = bareHostname(url);
   if (isIP(host) !== 0 ? !isPublicAddress(host) : host === 'localhost' || host.endsWith('.localhost')) {
-    throw AppError.validation('url', 'invalid_value', 'url: must reach a public address, not a private, loopback or link-local one.');
+    throw AppError.validation(
+      'url',
+      'invalid_value',
+      `url: must reach a public address, not a private, loopback or link-local one (a receiver on this machine or in the cluster needs ${INSECURE_TARGETS_SETTING}).`,
+    );
   }
 }
