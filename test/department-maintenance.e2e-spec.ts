@@ -269,9 +269,11 @@ describe('department maintenance', () => {
       const seen: string[] = [];
       let token: string | null = null;
       do {
-        const page = await list({ recursive: 'true', page_size: '2', ...(token ? { page_token: token } : {}) }).expect(200);
+        const query: Record<string, string> = { recursive: 'true', page_size: '2' };
+        if (token) query.page_token = token;
+        const page: { body: { items: { department_id: string }[]; next_page_token: string | null } } = await list(query).expect(200);
         expect(page.body.items.length).toBeLessThanOrEqual(2);
-        seen.push(...page.body.items.map((item: { department_id: string }) => item.department_id));
+        seen.push(...page.body.items.map((item) => item.department_id));
         token = page.body.next_page_token;
       } while (token);
       expect(new Set(seen).size).toBe(6);

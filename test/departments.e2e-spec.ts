@@ -487,7 +487,7 @@ describe('POST /api/openapi/v1/departments', () => {
       const conflictCodes = Object.keys(operation.responses['409'].content['application/json'].examples).sort();
       expect(conflictCodes).toEqual(['DEPARTMENT_NAME_CONFLICT', 'EXTERNAL_ID_CONFLICT', 'IDEMPOTENCY_REQUEST_IN_PROGRESS']);
       for (const code of conflictCodes) expect(operation.responses['409'].description.split(`\`${code}\``)).toHaveLength(2);
-      expect(Object.keys(operation.responses['422'].content['application/json'].examples).sort()).toEqual(['IDEMPOTENCY_KEY_REUSED', 'PARENT_NOT_FOUND']);
+      expect(Object.keys(operation.responses['422'].content['application/json'].examples).sort()).toEqual(['DEPARTMENT_TOO_DEEP', 'IDEMPOTENCY_KEY_REUSED', 'PARENT_NOT_FOUND']);
       expect(Object.keys(operation.responses['400'].content['application/json'].examples).sort()).toEqual([
         'IDEMPOTENCY_KEY_MISSING',
         'INVALID_JSON',
