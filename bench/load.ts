@@ -57,6 +57,14 @@ function requestBuilder(job: LoadJob): (request: RawRequest) => RawRequest {
       };
     case 'get-department':
       return (request) => ({ ...request, method: 'GET', path: `${api}/departments/${job.departmentIds[n++ % job.departmentIds.length]}` });
+    case 'move':
+      // Request 2k moves a department under the first one, request 2k + 1 moves it back: a move each time (a repeat is a no-op).
+      return (request) => {
+        const i = n++;
+        const departmentId = job.departmentIds[1 + (Math.floor(i / 2) % (job.departmentIds.length - 1))];
+        const body = JSON.stringify({ parent_id: i % 2 === 0 ? job.departmentIds[0] : null });
+        return { ...request, method: 'PATCH', path: `${api}/departments/${departmentId}`, body };
+      };
     case 'list-departments':
       return (request) => ({ ...request, method: 'GET', path: `${api}/departments?page_size=20` });
   }

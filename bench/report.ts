@@ -177,7 +177,7 @@ const METHOD = [
   '| `BENCH_WARMUP_SECONDS` | 3 | the warm-up run per scenario and side |',
   '| `BENCH_PAIRS` | 5 | pairs of runs per scenario |',
   '| `BENCH_CONNECTIONS` | 32 | keep-alive connections of the load generator |',
-  '| `BENCH_SCENARIOS` | all | comma-separated subset: metering, patch-hot, patch-spread, create, replay, get-department, list-departments |',
+  '| `BENCH_SCENARIOS` | all | comma-separated subset: metering, patch-hot, patch-spread, create, replay, move, get-department, list-departments |',
   '| `BENCH_EMBEDDED` | 1 | 0 skips the embedded-default measurement |',
   '| `BENCH_POOLER` | `none` | `pgbouncer`: the service reaches PostgreSQL through PgBouncer in transaction mode (`scripts/pgbouncer.sh`, Debian\'s `pgbouncer` package), with `DATABASE_PREPARED_STATEMENTS=0` and `DATABASE_DIRECT_URL` to the server; the lean baseline stays direct. Without `BENCH_SCENARIOS`, the write scenarios only (patch-hot, patch-spread, create, replay) |',
   '| `BENCH_NODE` | `lts` | the Node.js everything runs on: `lts` is the line the container image ships (24, fetched once from the npm registry by `scripts/lts-node.sh`), `current` the one running `npm run bench`, or a path to a node binary |',

@@ -6,6 +6,11 @@ export const SCENARIOS = [
   { name: 'create', title: 'POST department', description: 'a fresh Idempotency-Key and name each request, top level of a fresh organization per run' },
   { name: 'replay', title: 'POST department replay', description: 'the same Idempotency-Key and body each request: a 201 replay' },
   { name: 'get-department', title: 'GET department', description: 'one department by id, 100 departments taken in turn' },
+  {
+    name: 'move',
+    title: 'PATCH department move',
+    description: 'moves one of 99 top-level departments under the first and the next request back to the top level, departments taken in turn',
+  },
   { name: 'list-departments', title: 'GET departments (a page)', description: 'the first page of 20 of 100 top-level departments, with its next_page_token' },
 ] as const;
 

@@ -79,17 +79,31 @@ async function main() {
     const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
     const replayKey = randomUUID();
     let departmentId;
+    let parentId;
+    let movableId;
+    let leaves = [];
     let round = 0;
     const requests = [
       ['POST /departments (new key)', () => fetch(`${base}${API}/departments`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ name: `New ${round++}` }) })],
       ['POST /departments (replay)', () => fetch(`${base}${API}/departments`, { method: 'POST', headers: { ...headers, 'idempotency-key': replayKey }, body: JSON.stringify({ name: 'Replayed' }) })],
       ['GET /departments/{id}', () => fetch(`${base}${API}/departments/${departmentId}`, { headers })],
       ['GET /departments (a page)', () => fetch(`${base}${API}/departments?page_size=20`, { headers })],
+      ['POST /departments (under a parent)', () => fetch(`${base}${API}/departments`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ name: `Child ${round++}`, parent_id: parentId }) })],
+      ['PATCH /departments/{id} (rename)', () => fetch(`${base}${API}/departments/${departmentId}`, { method: 'PATCH', headers, body: JSON.stringify({ name: `Renamed ${round++}` }) })],
+      ['PATCH /departments/{id} (move)', () => fetch(`${base}${API}/departments/${movableId}`, { method: 'PATCH', headers, body: JSON.stringify({ parent_id: round++ % 2 === 0 ? parentId : null }) })],
+      ['DELETE /departments/{id}', () => fetch(`${base}${API}/departments/${leaves.pop()}`, { method: 'DELETE', headers })],
+      ['GET /departments/{id}/ancestors', () => fetch(`${base}${API}/departments/${movableId}/ancestors`, { headers })],
+      ['GET /departments?recursive=true (a page)', () => fetch(`${base}${API}/departments?recursive=true&page_size=20`, { headers })],
       ['PATCH /expert-suites/{id}', () => fetch(`${base}${API}/expert-suites/${suite.id}`, { method: 'PATCH', headers, body: JSON.stringify({ display_name: `Name ${round++}` }) })],
       ['GET /metering-policy', () => fetch(`${base}${API}/metering-policy`, { headers })],
     ];
     const made = await (await fetch(`${base}${API}/departments`, { method: 'POST', headers: { ...headers, 'idempotency-key': replayKey }, body: JSON.stringify({ name: 'Replayed' }) })).json();
     departmentId = made.department_id;
+    const createTop = async (name) =>
+      (await (await fetch(`${base}${API}/departments`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ name }) })).json()).department_id;
+    parentId = await createTop('Parent');
+    movableId = await createTop('Movable');
+    leaves = [await createTop('Leaf 1'), await createTop('Leaf 2')];
     for (const [, send] of requests) await (await send()).arrayBuffer(); // warm-up: key cache, prepared statements
     await sleep(500);
     console.log('| request | status | statements | of which BEGIN/COMMIT | server connections |');

@@ -57,7 +57,7 @@ describe('audit events', () => {
           actor: { type: 'api_key', api_key_id: tenant.apiKeyId },
           request_id: requestId,
           revision_before: null,
-          revision_after: null,
+          revision_after: 1,
           changes: {
             name: { old: null, new: 'Research' },
             external_id: { old: null, new: 'hr-1' },
@@ -157,7 +157,7 @@ describe('audit events', () => {
       const cases: Array<[Record<string, string>, string]> = [
         [{ since: '2026-01-01' }, 'since'],
         [{ until: '2026-01-01T00:00:00' }, 'until'],
-        [{ action: 'department.deleted' }, 'action'],
+        [{ action: 'department.archived' }, 'action'],
         [{ resource_type: 'organization' }, 'resource_type'],
         [{ actor_api_key_id: 'nope' }, 'actor_api_key_id'],
         [{ page_token: 'made-up' }, 'page_token'],

@@ -303,7 +303,7 @@ describe('reading departments: GET /departments/{id}, GET /departments', () => {
       expect(getOne.operationId).toBe('getDepartment');
       expect(getMany.operationId).toBe('listDepartments');
       const parameters = Object.fromEntries((getMany.parameters as Array<{ name: string; in: string; schema: Record<string, unknown> }>).map((p) => [p.name, p]));
-      expect(Object.keys(parameters).sort()).toEqual(['external_id', 'page_size', 'page_token', 'parent_id']);
+      expect(Object.keys(parameters).sort()).toEqual(['external_id', 'page_size', 'page_token', 'parent_id', 'recursive']);
       expect(parameters.page_size.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
       expect(parameters.parent_id.in).toBe('query');
       const page = document.components.schemas.DepartmentPageDto;

@@ -37,6 +37,9 @@ describe('POST /api/openapi/v1/departments', () => {
         name: 'Research',
         order: 1,
         parent_id: null,
+        revision: 1,
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        updated_at: response.body.created_at,
       });
       expect(response.text).toContain('"order":1');
       const [stored] = await departmentsOf(tenant);
@@ -470,7 +473,7 @@ describe('POST /api/openapi/v1/departments', () => {
       expect(created.headers['Idempotent-Replayed']).toBeDefined();
       const schemaName = created.content['application/json'].schema.$ref.split('/').pop();
       const schema = document.components.schemas[schemaName];
-      expect(Object.keys(schema.properties).sort()).toEqual(['department_id', 'external_id', 'name', 'order', 'parent_id']);
+      expect(Object.keys(schema.properties).sort()).toEqual(['created_at', 'department_id', 'external_id', 'name', 'order', 'parent_id', 'revision', 'updated_at']);
       expect(schema.properties.order).toMatchObject({ type: 'integer', format: 'int64' });
 
       const request = document.components.schemas[operation.requestBody.content['application/json'].schema.$ref.split('/').pop()];
@@ -484,7 +487,7 @@ describe('POST /api/openapi/v1/departments', () => {
       const conflictCodes = Object.keys(operation.responses['409'].content['application/json'].examples).sort();
       expect(conflictCodes).toEqual(['DEPARTMENT_NAME_CONFLICT', 'EXTERNAL_ID_CONFLICT', 'IDEMPOTENCY_REQUEST_IN_PROGRESS']);
       for (const code of conflictCodes) expect(operation.responses['409'].description.split(`\`${code}\``)).toHaveLength(2);
-      expect(Object.keys(operation.responses['422'].content['application/json'].examples).sort()).toEqual(['IDEMPOTENCY_KEY_REUSED', 'PARENT_NOT_FOUND']);
+      expect(Object.keys(operation.responses['422'].content['application/json'].examples).sort()).toEqual(['DEPARTMENT_TOO_DEEP', 'IDEMPOTENCY_KEY_REUSED', 'PARENT_NOT_FOUND']);
       expect(Object.keys(operation.responses['400'].content['application/json'].examples).sort()).toEqual([
         'IDEMPOTENCY_KEY_MISSING',
         'INVALID_JSON',

@@ -52,7 +52,16 @@ describe('OpenAPI document as a typed client sees it', () => {
       const create = () => client.POST('/api/openapi/v1/departments', { params: { header: { 'Idempotency-Key': key } }, body: { name: '  Research ', external_id: 'hr-client-1' } });
       const first = await create();
       expect(first.response.status).toBe(201);
-      expect(first.data).toEqual({ department_id: expect.any(String), name: 'Research', external_id: 'hr-client-1', parent_id: null, order: 1 });
+      expect(first.data).toEqual({
+        department_id: expect.any(String),
+        name: 'Research',
+        external_id: 'hr-client-1',
+        parent_id: null,
+        order: 1,
+        revision: 1,
+        created_at: expect.any(String),
+        updated_at: first.data!.created_at,
+      });
       expect(first.response.headers.get('Idempotent-Replayed')).toBeNull();
       const replay = await create();
       expect(replay.response.status).toBe(201);

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
 import { ApiKeys } from './api-keys';
+import { DepartmentMoves } from './department-moves';
 import { DepartmentReads } from './department-reads';
 import { Departments } from './departments';
 import { ExpertSuites } from './expert-suites';
@@ -9,7 +10,7 @@ import { uuid } from './input';
 import { MeteringPolicies } from './metering-policy';
 
 /**
- * The lean baseline of `npm run bench`: the service's hot operations (the three writes and reads) with the contract's
+ * The lean baseline of `npm run bench`: the service's hot operations (the three writes, a department move and reads) with the contract's
  * answers on bare node:http + pg, as the bare limit to measure the service against. Never part
  * of the product. Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10, the service's default).
  */
@@ -26,6 +27,7 @@ const meteringPolicies = new MeteringPolicies(pool);
 const expertSuites = new ExpertSuites(pool);
 const departments = new Departments(pool);
 const departmentReads = new DepartmentReads(pool);
+const departmentMoves = new DepartmentMoves(pool);
 
 async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const [path, search = ''] = (request.url ?? '/').split('?');
@@ -46,6 +48,11 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
     const outcome = await departments.create(principal, request.headers['idempotency-key'], path, await readJsonObject(request));
     return sendJson(response, outcome.status, outcome.body, outcome.replayed ? { 'Idempotent-Replayed': 'true' } : {});
+  }
+  const moved = method === 'PATCH' ? DEPARTMENT_PATH.exec(path) : null;
+  if (moved) {
+    const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
+    return sendJson(response, 200, await departmentMoves.move(principal.organizationId, uuid(moved[1], 'department_id'), await readJsonObject(request)));
   }
   const department = method === 'GET' ? DEPARTMENT_PATH.exec(path) : null;
   if (department) {

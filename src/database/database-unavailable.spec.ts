@@ -61,6 +61,8 @@ describe('databaseWait', () => {
     ['a statement cancelled at its deadline (57014), from the adapter', adapterError({ kind: 'postgres', code: '57014' }), 'statement'],
     ['a lock not granted within lock_timeout (55P03)', adapterError({ kind: 'postgres', code: '55P03' }), 'statement'],
     ['a statement cancelled at the transaction deadline (25P04)', adapterError({ kind: 'postgres', code: '25P04' }), 'transaction'],
+    ['a deadlock victim (40P01)', adapterError({ kind: 'postgres', code: '40P01' }), 'contention'],
+    ['a serialization failure (40001), as the adapter names it', adapterError({ kind: 'TransactionWriteConflict' }), 'contention'],
     ['the deadline error from the pg client itself', Object.assign(new Error('canceling statement'), { code: '57014', severity: 'ERROR' }), 'statement'],
   ])('calls %s a wait for the %s, not unavailable', (_case, error, wait) => {
     expect(databaseWait(error)).toBe(wait);

@@ -67,14 +67,21 @@ function isUnavailableAdapterCause(cause: { kind?: unknown; code?: unknown } | u
 }
 
 /** Why a request's wait for the database ran out: the pool, one statement, or the whole transaction. */
-export type DatabaseWait = 'pool' | 'statement' | 'transaction';
+export type DatabaseWait = 'pool' | 'statement' | 'transaction' | 'contention';
 
 /**
  * SQLSTATEs of a statement that waited too long: 57014 cancelled (DeadlineClient's cancel, the
  * server's statement_timeout or an administrator), 55P03 a lock not granted in time (the server's
- * lock_timeout), 25P04 the transaction's deadline.
+ * lock_timeout), 25P04 the transaction's deadline; and of one that lost its turn to contention and
+ * succeeds when tried again: 40P01 chosen as a deadlock's victim, 40001 a serialization failure.
  */
-const WAIT_BY_SQLSTATE: Partial<Record<string, DatabaseWait>> = { '57014': 'statement', '55P03': 'statement', '25P04': 'transaction' };
+const WAIT_BY_SQLSTATE: Partial<Record<string, DatabaseWait>> = {
+  '57014': 'statement',
+  '55P03': 'statement',
+  '25P04': 'transaction',
+  '40P01': 'contention',
+  '40001': 'contention',
+};
 
 /**
  * Which wait ran out when the database is reachable but the request could not get its turn in
@@ -98,5 +105,7 @@ export function databaseWait(error: unknown): DatabaseWait | undefined {
 }
 
 function waitOfCause(cause: { kind?: unknown; code?: unknown } | undefined): DatabaseWait | undefined {
+  // Prisma's PostgreSQL adapter names 40001 by a kind of its own.
+  if (cause?.kind === 'TransactionWriteConflict') return 'contention';
   return cause?.kind === 'postgres' && typeof cause.code === 'string' ? WAIT_BY_SQLSTATE[cause.code] : undefined;
 }

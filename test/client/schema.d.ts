@@ -17,6 +17,8 @@ export interface paths {
          *
          *     Lists the children of one department (`parent_id`), or the top-level departments when it is absent, ordered by `order` then `department_id`, one page at a time: pass `next_page_token` as `page_token` for the next page (null on the last one). Departments created while a client pages through come after the pages it has read, so none is skipped or repeated. A token works on every instance and only for the query and organization that produced it.
          *
+         *     With `recursive=true`, lists every department below `parent_id` at any depth (the whole tree without it), each before its descendants, in the order of their positions in the tree (ids from the top level down); a move while a client pages through may move a subtree before or after the pages it has read.
+         *
          *     With `external_id`, finds the department with that source-system id anywhere in the tree instead: a list of zero or one, so that a directory sync can map its own ids without keeping state.
          */
         get: operations["listDepartments"];
@@ -25,7 +27,7 @@ export interface paths {
          * Create department
          * @description **Required scope:** `admin.v1.user-directory.manage`
          *
-         *     Adds a department to the organization directory. `order` is assigned by the server: the next value after the largest among the new department's siblings (first child: 1).
+         *     Adds a department to the organization directory. `order` is assigned by the server: the next value after the largest among the new department's siblings (first child: 1). A tree is at most 32 levels deep.
          */
         post: operations["createDepartment"];
         delete?: never;
@@ -45,9 +47,43 @@ export interface paths {
          * Get department
          * @description **Required scope:** `admin.v1.user-directory.read`
          *
-         *     Reads one department of the organization, with the fields create returns.
+         *     Reads one department of the organization, with `ETag: "<revision>"`. With `If-None-Match` holding the current tag the answer is 304 with no body; send the tag as `If-Match` with a PATCH or DELETE to change exactly what was read.
          */
         get: operations["getDepartment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete department
+         * @description **Required scope:** `admin.v1.user-directory.manage`
+         *
+         *     Removes a department that has no child departments; afterwards it is 404 everywhere and its name and external_id are free. Writes the audit event `department.deleted` with its last values.
+         */
+        delete: operations["deleteDepartment"];
+        options?: never;
+        head?: never;
+        /**
+         * Update department
+         * @description **Required scope:** `admin.v1.user-directory.manage`
+         *
+         *     Renames, re-identifies (external_id), reorders or moves a department. A move (parent_id) takes the whole subtree along; a department without an explicit `order` gets the next order among its new siblings. The rules of create apply to the new values (sibling names against the new siblings). A request that changes something increments `revision` by exactly 1, sets `updated_at` and writes the audit event `department.updated` with the old and new values of the changed fields; one that changes nothing returns the department as stored and writes nothing. A refused request changes nothing. Answers with the new ETag.
+         */
+        patch: operations["updateDepartment"];
+        trace?: never;
+    };
+    "/api/openapi/v1/departments/{department_id}/ancestors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List department ancestors
+         * @description **Required scope:** `admin.v1.user-directory.read`
+         *
+         *     The departments above this one, from the top level down to its parent; empty for a top-level department.
+         */
+        get: operations["listDepartmentAncestors"];
         put?: never;
         post?: never;
         delete?: never;
@@ -347,7 +383,7 @@ export interface components {
             name: string;
             /**
              * Format: int64
-             * @description Sort value among its siblings: the next after the largest sibling order (first child: 1).
+             * @description Sort value among its siblings: assigned by the server as the next after the largest sibling order (first child: 1), or set by PATCH. Siblings may tie; lists order by order, then department_id.
              * @example 1
              */
             order: number;
@@ -356,6 +392,22 @@ export interface components {
              * @description Parent department; null for a top-level one.
              */
             parent_id: string | null;
+            /**
+             * Format: int64
+             * @description 1 at creation, +1 per change. The ETag is this revision in quotes; send it as If-Match, or the revision as expected_revision, to change exactly what you read.
+             * @example 1
+             */
+            revision: number;
+            /**
+             * Format: date-time
+             * @description When the department was created (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the department last changed (UTC): a rename, move, reorder or external_id; its creation time until then. Moving an ancestor does not change it.
+             */
+            updated_at: string;
         };
         ErrorDetailsDto: {
             /**
@@ -386,6 +438,37 @@ export interface components {
             detail: string;
             /** @description Present for field validation failures. */
             details?: components["schemas"]["ErrorDetailsDto"];
+        };
+        UpdateDepartmentDto: {
+            /**
+             * Format: int64
+             * @description Revision obtained when the department was last read. When it differs from the stored revision the update is refused with 409 REVISION_CONFLICT (details.suggestion = the current revision) and nothing changes. Left out: the update applies to whatever is stored.
+             */
+            expected_revision?: number;
+            /**
+             * @description New identifier in the source system, unique within the organization; at most 512 characters (code points), stored exactly as sent. null clears it.
+             * @example hr-4711
+             */
+            external_id?: string | null;
+            /**
+             * @description New name, at most 255 characters (code points), trimmed and stored in NFC; unique among the siblings (the new siblings when parent_id moves it) by Unicode case folding.
+             * @example Research and Development
+             */
+            name?: string;
+            /**
+             * Format: int64
+             * @description New sort value among its siblings (siblings may tie: lists order by order, then department_id). Left out on a move: the next order among the new siblings.
+             */
+            order?: number;
+            /**
+             * Format: uuid
+             * @description Moves the department, with its whole subtree, under this department of the organization; null: to the top level. Its own id or one of its descendants is 409 DEPARTMENT_CYCLE; past 32 levels, 422 DEPARTMENT_TOO_DEEP.
+             */
+            parent_id?: string | null;
+        };
+        DepartmentListDto: {
+            /** @description From the top level down. */
+            items: components["schemas"]["DepartmentDto"][];
         };
         DepartmentPageDto: {
             /** @description Ordered by order, then department_id. */
@@ -658,7 +741,7 @@ export interface components {
              *       "api_key.revoked"
              *     ]
              */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /**
              * @description What the endpoint is for, at most 1024 characters (code points), trimmed. Null or absent: none.
              * @example HR sync
@@ -674,7 +757,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -697,7 +780,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -816,7 +899,7 @@ export interface components {
              * @description What happened: `<resource_type>.<verb>`.
              * @enum {string}
              */
-            action: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
+            action: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
             /**
              * @description The kind of record that changed.
              * @enum {string}
@@ -878,13 +961,15 @@ export interface operations {
     listDepartments: {
         parameters: {
             query?: {
-                /** @description List the children of this department (a uuid in any case). Absent: the top-level departments. */
+                /** @description List the children of this department (a uuid in any case); with recursive=true, every department below it. Absent: the top-level departments (recursive: the whole tree). */
                 parent_id?: string;
-                /** @description Find the department with this source-system id (e.g. `hr-4711`) anywhere in the tree: a list of zero or one. Cannot be combined with parent_id or page_token. */
+                /** @description `true`: every department below parent_id at any depth (the whole tree without parent_id), each before its descendants, ordered by its position in the tree. `false` or absent: the direct children only. Cannot be combined with external_id. */
+                recursive?: "true" | "false";
+                /** @description Find the department with this source-system id (e.g. `hr-4711`) anywhere in the tree: a list of zero or one. Cannot be combined with parent_id, recursive or page_token. */
                 external_id?: string;
                 /** @description Items per page, 1 to 100 (default 20). */
                 page_size?: number;
-                /** @description The previous answer's next_page_token, with the same parent_id; absent for the first page. */
+                /** @description The previous answer's next_page_token, with the same parent_id and recursive; absent for the first page. */
                 page_token?: string;
             };
             header?: never;
@@ -906,7 +991,7 @@ export interface operations {
                     "application/json": components["schemas"]["DepartmentPageDto"];
                 };
             };
-            /** @description - `VALIDATION_FAILED`: A query parameter is invalid (page_size outside 1–100, a page_token of another query, an unknown parameter, external_id with parent_id or page_token); details names it. */
+            /** @description - `VALIDATION_FAILED`: A query parameter is invalid (page_size outside 1–100, recursive not true or false, a page_token of another query or after a department since deleted, an unknown parameter, external_id with parent_id, recursive or page_token); details names it. */
             400: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -1117,6 +1202,7 @@ export interface operations {
             };
             /**
              * @description - `PARENT_NOT_FOUND`: parent_id names no department of this organization (details.field `parent_id`, reason `not_found`).
+             *     - `DEPARTMENT_TOO_DEEP`: The parent is at level 32, the deepest a tree may go (details.field `parent_id`).
              *
              *     - `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used before with a different request (method, path or body).
              */
@@ -1180,7 +1266,10 @@ export interface operations {
     getDepartment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of a copy the client holds: 304 when it is still current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Identifier of the department (any case). */
                 department_id: string;
@@ -1192,6 +1281,8 @@ export interface operations {
             /** @description The department. */
             200: {
                 headers: {
+                    /** @description The strong entity tag of the department: its revision in quotes ("3"). */
+                    ETag: string;
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
@@ -1200,6 +1291,489 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DepartmentDto"];
+                };
+            };
+            /** @description If-None-Match holds the current ETag: the copy the client holds is current (no body). */
+            304: {
+                headers: {
+                    /** @description The strong entity tag of the department: its revision in quotes ("3"). */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `VALIDATION_FAILED`: department_id is not a uuid. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.read. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no department with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    deleteDepartment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only `*` (RFC 9110): change the department only if it does not exist, which is never, so the answer is 412 PRECONDITION_FAILED (404 when there is none). Any other value is 400 `invalid_format`. */
+                "If-None-Match"?: string;
+                /** @description The ETag of the department as you read it, `"<revision>"`: the change applies only at that revision, else 412 PRECONDITION_FAILED (details.suggestion: the current revision). `*` means any revision. A weak tag, a list or anything else is 400 `invalid_format`. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Identifier of the department (any case). */
+                department_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The department is gone. */
+            204: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `VALIDATION_FAILED`: The path parameter or a precondition header breaks its schema; details names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no department with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `DEPARTMENT_NOT_EMPTY`: The department has child departments (detail says how many); nothing changed. */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another revision than the stored one (details.suggestion is the current one), or If-None-Match is *; nothing changed. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    updateDepartment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only `*` (RFC 9110): change the department only if it does not exist, which is never, so the answer is 412 PRECONDITION_FAILED (404 when there is none). Any other value is 400 `invalid_format`. */
+                "If-None-Match"?: string;
+                /** @description The ETag of the department as you read it, `"<revision>"`: the change applies only at that revision, else 412 PRECONDITION_FAILED (details.suggestion: the current revision). `*` means any revision. A weak tag, a list or anything else is 400 `invalid_format`. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Identifier of the department (any case). */
+                department_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDepartmentDto"];
+            };
+        };
+        responses: {
+            /** @description The current or updated department. */
+            200: {
+                headers: {
+                    /** @description The strong entity tag of the department: its revision in quotes ("3"). */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepartmentDto"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: A body value, the path parameter or a precondition header breaks its schema (details names it), or If-Match and expected_revision name different revisions.
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no department with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description - `REVISION_CONFLICT`: expected_revision differs from the stored revision (details.suggestion is the current one); nothing changed.
+             *     - `DEPARTMENT_NAME_CONFLICT`: A sibling department (under the new parent, when moved) already has this name, compared by Unicode case folding in NFC.
+             *     - `EXTERNAL_ID_CONFLICT`: Another department of the organization already has this external_id.
+             *     - `DEPARTMENT_CYCLE`: parent_id is the department itself or one of its descendants (details.field `parent_id`).
+             */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another revision than the stored one (details.suggestion is the current one), or If-None-Match is *; nothing changed. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description - `PARENT_NOT_FOUND`: parent_id names no department of this organization (details.field `parent_id`, reason `not_found`).
+             *     - `DEPARTMENT_TOO_DEEP`: The move would put a department of the subtree below level 32 (details.field `parent_id`).
+             */
+            422: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listDepartmentAncestors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the department (any case). */
+                department_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ancestors, top level first. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepartmentListDto"];
                 };
             };
             /** @description - `VALIDATION_FAILED`: department_id is not a uuid. */
@@ -3046,7 +3620,7 @@ export interface operations {
                 /** @description Only events of the record with this identifier (as the events show it: uuids lower-case). */
                 resource_id?: string;
                 /** @description Only events of this action. */
-                action?: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
+                action?: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
                 /** @description Only changes made with this API key (a uuid in any case). */
                 actor_api_key_id?: string;
                 /** @description Only events that occurred at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T09:00:00Z; a real instant from 1970-01-01T00:00:00Z on). */

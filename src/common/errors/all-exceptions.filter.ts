@@ -30,6 +30,7 @@ const DATABASE_WAIT_DETAIL: Record<DatabaseWait, string> = {
   pool: 'The service is busy: no database connection became free in time. Retry later.',
   statement: 'The database did not answer in time: the request waited too long, for a lock another session holds or on an overloaded database. Retry later.',
   transaction: 'The request took longer than its database transaction may, and the transaction was rolled back. Retry later.',
+  contention: 'The request met a concurrent change of the same records (a deadlock or serialization failure) and was rolled back. Retry.',
 };
 const UNSTORABLE_TEXT_DETAIL = 'The request holds text that cannot be stored (a NUL character).';
 

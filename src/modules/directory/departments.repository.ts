@@ -5,13 +5,32 @@ import { AppError } from '../../common/errors/app-error';
 import { caselessKey } from '../../common/text/caseless-key';
 import { columns, type RowOf } from '../../database/columns';
 import { violations } from '../../database/constraint-violations';
+import { RowLock } from '../../database/locks';
 import { SqlHost } from '../../database/sql-host';
 import { Prisma, type Department } from '../../generated/prisma/client';
 import { DirectoryAudit } from './directory.audit';
 import { DirectoryError } from './directory.errors';
+import {
+  departmentUpdateStatement,
+  MAX_DEPARTMENT_LEVEL,
+  PATH_CHARS_PER_LEVEL,
+  type DepartmentChange,
+  type DepartmentUpdateOutcome,
+  type RevisionGuard,
+} from './department-update.statement';
 
-export const DEPARTMENT = columns<Department>()('id', 'externalId', 'name', 'order', 'parentId');
+export const DEPARTMENT = columns<Department>()('id', 'externalId', 'name', 'order', 'parentId', 'revision', 'createdAt', 'updatedAt');
 export type DepartmentRow = RowOf<typeof DEPARTMENT>;
+
+/** What a create wrote: the department, or why not (no parent, or past the depth limit). */
+export type InsertOutcome = { kind: 'created'; row: DepartmentRow } | { kind: 'parent not found' } | { kind: 'too deep' };
+
+/** What a delete did: removed it, or found it with children or at another revision (undefined: no such department). */
+export interface DeleteOutcome {
+  storedRevision: bigint;
+  childCount: number;
+  deleted: boolean;
+}
 
 /** A keyset position in a parent's children: the last row of the page before. */
 export interface ChildrenPosition {
@@ -25,6 +44,29 @@ const conflicts = violations({
     new AppError(DirectoryError.DEPARTMENT_NAME_CONFLICT, 'A department with this name (ignoring case and Unicode normalization form) already exists under the same parent.'),
   departments_organization_id_external_id_key: () =>
     new AppError(DirectoryError.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'),
+});
+
+// A parent row referenced by a child: a child created under it while the delete waited.
+const childAppeared = violations({
+  departments_organization_id_parent_id_fkey: () => new ChildAppeared(),
+});
+
+/** The delete met a child the statement's snapshot did not show (the foreign key refused it). */
+export class ChildAppeared extends Error {}
+
+// A move whose new parent was deleted after the statement read it.
+const parentVanished = violations({
+  departments_organization_id_parent_id_fkey: () =>
+    new AppError(DirectoryError.PARENT_NOT_FOUND, 'No department with this parent_id exists in the organization.', { field: 'parent_id', reason: 'not_found' }),
+});
+
+const DEPARTMENT_OF_CHANGED = columns<Department>('changed')('id', 'externalId', 'name', 'order', 'parentId', 'revision', 'createdAt', 'updatedAt').sql;
+
+const DELETED_DEPARTMENT_CHANGES = sqlChanges({
+  name: { old: Prisma.sql`removed.name`, new: Prisma.raw('NULL::text') },
+  external_id: { old: Prisma.sql`removed.external_id`, new: Prisma.raw('NULL::text') },
+  parent_id: { old: Prisma.sql`removed.parent_id`, new: Prisma.raw('NULL::uuid') },
+  order: { old: Prisma.sql`removed."order"`, new: Prisma.raw('NULL::bigint') },
 });
 
 const CREATED_DEPARTMENT_CHANGES = sqlChanges({
@@ -47,7 +89,16 @@ export class DepartmentsRepository {
    * for a top-level department) and inserts the department. The counter's row lock serialises
    * siblings created at once, on any instance, until commit; an UPDATE waits for that lock and
    * then reads the latest counter, so every sibling gets its own order. No counter row (another
-   * organization's parent or none at all) means the parent does not exist: no row is returned.
+   * organization's parent or none at all) means the parent does not exist.
+   *
+   * Under a parent, the counter UPDATE's WHERE first takes the organization's tree lock SHARED
+   * (`tree`, an InitPlan evaluated before the scan locks the parent), so the create waits for a
+   * move in progress and never for another create; the parent's path (for the new path and the
+   * depth check) is the one that UPDATE RETURNs, i.e. the newest committed version of the parent
+   * row, even when the statement's snapshot predates a move that committed while it waited
+   * (docs/directory.md, "Locking"). Past the depth limit nothing is inserted (the counter's bump
+   * goes with the caller's rolled-back transaction, and gaps are allowed anyway).
+   *
    * Runs in the caller's transaction (the idempotency record's) when there is one. The same
    * statement writes the `department.created` audit event, from the inserted row (no row, no event).
    */
@@ -55,30 +106,38 @@ export class DepartmentsRepository {
     organizationId: string,
     department: { parentId: string | null; name: string; externalId: string | null },
     context: AuditContext,
-  ): Promise<DepartmentRow | undefined> {
-    const nextOrder =
+  ): Promise<InsertOutcome> {
+    const org = Prisma.sql`${organizationId}::uuid`;
+    const counter =
       department.parentId === null
-        ? Prisma.sql`UPDATE organizations SET last_top_level_order = last_top_level_order + 1
-            WHERE id = ${organizationId}::uuid RETURNING last_top_level_order AS next_order, '' AS parent_path`
-        : Prisma.sql`UPDATE departments SET last_child_order = last_child_order + 1
-            WHERE organization_id = ${organizationId}::uuid AND id = ${department.parentId}::uuid RETURNING last_child_order AS next_order, path AS parent_path`;
+        ? Prisma.sql`counter AS (UPDATE organizations SET last_top_level_order = last_top_level_order + 1
+            WHERE id = ${org} RETURNING last_top_level_order AS next_order, (''::text COLLATE "C") AS parent_path)`
+        : Prisma.sql`tree AS (SELECT organization_id FROM department_tree_locks WHERE organization_id = ${org} ${RowLock.forShare}),
+          counter AS (UPDATE departments SET last_child_order = last_child_order + 1
+            WHERE organization_id = ${org} AND id = ${department.parentId}::uuid AND EXISTS (SELECT 1 FROM tree)
+            RETURNING last_child_order AS next_order, path AS parent_path)`;
     try {
-      const [row] = await this.txHost.sql.query<DepartmentRow>(Prisma.sql`
-        WITH counter AS (${nextOrder}),
+      const [outcome] = await this.txHost.sql.query<Partial<DepartmentRow> & { parentFound: boolean }>(Prisma.sql`
+        WITH ${counter},
         changed AS (
-          INSERT INTO departments (id, organization_id, parent_id, name, name_key, external_id, "order", path)
-          SELECT fresh.id, ${organizationId}::uuid, ${department.parentId}::uuid, ${department.name}, ${caselessKey(department.name)}, ${department.externalId}, next_order,
-            parent_path || fresh.id::text || '/'
+          INSERT INTO departments (id, organization_id, parent_id, name, name_key, external_id, "order", path, created_at, updated_at)
+          SELECT fresh.id, ${org}, ${department.parentId}::uuid, ${department.name}, ${caselessKey(department.name)}, ${department.externalId}, next_order,
+            parent_path || fresh.id::text || '/', ${context.at}::timestamptz, ${context.at}::timestamptz
           FROM counter, (SELECT gen_random_uuid() AS id) fresh
-          RETURNING id, external_id, name, "order", parent_id),
+          WHERE length(parent_path) / ${PATH_CHARS_PER_LEVEL} < ${MAX_DEPARTMENT_LEVEL}
+          RETURNING *),
         ${this.audit.insertFrom(context, Prisma.sql`changed`, {
           organizationId,
           action: DirectoryAudit.DepartmentCreated,
           resourceId: Prisma.sql`changed.id::text`,
+          revisionBefore: null,
+          revisionAfter: Prisma.sql`changed.revision`,
           changes: CREATED_DEPARTMENT_CHANGES,
         })}
-        SELECT ${DEPARTMENT.sql} FROM changed`);
-      return row;
+        SELECT ${DEPARTMENT_OF_CHANGED}, EXISTS (SELECT 1 FROM counter) AS "parentFound"
+        FROM (SELECT 1) one LEFT JOIN changed ON true`);
+      if (outcome.id) return { kind: 'created', row: outcome as DepartmentRow };
+      return outcome.parentFound ? { kind: 'too deep' } : { kind: 'parent not found' };
     } catch (error) {
       throw conflicts(error);
     }
@@ -108,5 +167,114 @@ export class DepartmentsRepository {
       SELECT ${DEPARTMENT.sql} FROM departments
       WHERE organization_id = ${organizationId}::uuid AND ${ofParent} ${after}
       ORDER BY "order", id LIMIT ${limit}`);
+  }
+
+  /**
+   * Up to `limit` departments below `parentId` at any depth (the whole tree when null), each before
+   * its descendants: one range scan of the (organization_id, path) index in path order, read on the
+   * replica. `afterId` continues after that department's path as it is now; `found` is false when
+   * the parent or the department a page ended at no longer exists.
+   */
+  async listSubtree(organizationId: string, parentId: string | null, afterId: string | undefined, limit: number): Promise<{ found: boolean; rows: DepartmentRow[] }> {
+    const org = Prisma.sql`${organizationId}::uuid`;
+    const pathOf = (id: string) => Prisma.sql`(SELECT path FROM departments WHERE organization_id = ${org} AND id = ${id}::uuid)`;
+    const bounds: Prisma.Sql[] = [];
+    if (parentId !== null) bounds.push(Prisma.sql`d.path > b.parent_path AND d.path < b.parent_path || '~'`);
+    if (afterId !== undefined) bounds.push(Prisma.sql`d.path > b.after_path`);
+    const rows = await this.txHost.replica.query<DepartmentRow & { found: boolean }>(Prisma.sql`
+      WITH b AS (SELECT ${parentId === null ? Prisma.sql`NULL::text` : pathOf(parentId)} AS parent_path, ${afterId === undefined ? Prisma.sql`NULL::text` : pathOf(afterId)} AS after_path)
+      SELECT ${columns<Department>('d')('id', 'externalId', 'name', 'order', 'parentId', 'revision', 'createdAt', 'updatedAt').sql},
+        (${parentId === null ? Prisma.sql`true` : Prisma.sql`b.parent_path IS NOT NULL`} AND ${afterId === undefined ? Prisma.sql`true` : Prisma.sql`b.after_path IS NOT NULL`}) AS found
+      FROM b LEFT JOIN LATERAL (
+        SELECT * FROM departments d WHERE d.organization_id = ${org} ${bounds.length > 0 ? Prisma.sql`AND ${Prisma.join(bounds, ' AND ')}` : Prisma.empty}
+        ORDER BY d.path LIMIT ${limit}) d ON true`);
+    const found = rows[0]?.found ?? false;
+    return { found, rows: rows.filter((row) => row.id !== null).map(({ found: _found, ...row }) => row) };
+  }
+
+  /**
+   * The ancestors of a department from the top level down to its parent: its path's ids, read on
+   * the (organization_id, id) index, in path order. Undefined when there is no such department.
+   */
+  async ancestors(organizationId: string, id: string): Promise<DepartmentRow[] | undefined> {
+    const org = Prisma.sql`${organizationId}::uuid`;
+    const rows = await this.txHost.sql.query<Partial<DepartmentRow> & { found: boolean }>(Prisma.sql`
+      WITH t AS (SELECT id, path FROM departments WHERE organization_id = ${org} AND id = ${id}::uuid)
+      SELECT ${columns<Department>('a')('id', 'externalId', 'name', 'order', 'parentId', 'revision', 'createdAt', 'updatedAt').sql}, t.id IS NOT NULL AS found
+      FROM (SELECT 1) one LEFT JOIN t ON true
+      LEFT JOIN departments a ON a.organization_id = ${org} AND a.id <> t.id
+        AND a.id = ANY (string_to_array(rtrim(t.path, '/'), '/')::uuid[])
+      ORDER BY length(a.path)`);
+    if (!rows[0]?.found) return undefined;
+    return rows.filter((row) => row.id !== null).map(({ found: _found, ...row }) => row as DepartmentRow);
+  }
+
+  /**
+   * Takes the organization's tree lock EXCLUSIVE for the rest of the caller's transaction: the
+   * first statement of a move, so it holds nothing else while it waits (docs/directory.md, "Locking").
+   */
+  async lockTreeForMove(organizationId: string): Promise<void> {
+    const rows = await this.txHost.sql.query(Prisma.sql`
+      SELECT organization_id FROM department_tree_locks WHERE organization_id = ${organizationId}::uuid ${RowLock.forUpdate}`);
+    if (rows.length !== 1) throw new Error(`The department tree lock row of organization ${organizationId} is missing`);
+  }
+
+  /** The PATCH as one statement (department-update.statement.ts); undefined: no such department. */
+  async update(
+    organizationId: string,
+    id: string,
+    change: DepartmentChange,
+    guard: RevisionGuard,
+    context: AuditContext,
+  ): Promise<(DepartmentRow & DepartmentUpdateOutcome) | undefined> {
+    try {
+      const [row] = await this.txHost.sql.query<DepartmentRow & DepartmentUpdateOutcome>(departmentUpdateStatement(organizationId, id, change, guard, context, this.audit));
+      return row;
+    } catch (error) {
+      throw conflicts(parentVanished(error));
+    }
+  }
+
+  /**
+   * Deletes a department without children, in one statement: locks its row, counts its children
+   * (a count of members slots in beside `children`), deletes only at the required revision and
+   * with none, and writes the `department.deleted` event. A child created while the statement waited
+   * for the row is not in its snapshot: the foreign key (ON DELETE RESTRICT) refuses the delete
+   * then, thrown as ChildAppeared. Undefined: no such department.
+   */
+  async delete(organizationId: string, id: string, guard: RevisionGuard, context: AuditContext): Promise<DeleteOutcome | undefined> {
+    const org = Prisma.sql`${organizationId}::uuid`;
+    const revisionOk = guard.kind === 'none' ? Prisma.sql`true` : guard.kind === 'never' ? Prisma.sql`false` : Prisma.sql`t.revision = ${guard.revision}::bigint`;
+    try {
+      const [outcome] = await this.txHost.sql.query<DeleteOutcome & { childCount: bigint }>(Prisma.sql`
+        WITH target AS (
+          SELECT id, revision FROM departments WHERE organization_id = ${org} AND id = ${id}::uuid ${RowLock.forUpdate}),
+        children AS (
+          SELECT count(*) AS n FROM departments c, target t WHERE c.organization_id = ${org} AND c.parent_id = t.id),
+        removed AS (
+          DELETE FROM departments d USING target t, children
+          WHERE d.organization_id = ${org} AND d.id = t.id AND ${revisionOk} AND children.n = 0
+          RETURNING d.*),
+        ${this.audit.insertFrom(context, Prisma.sql`removed`, {
+          organizationId,
+          action: DirectoryAudit.DepartmentDeleted,
+          resourceId: Prisma.sql`removed.id::text`,
+          revisionBefore: Prisma.sql`removed.revision`,
+          revisionAfter: null,
+          changes: DELETED_DEPARTMENT_CHANGES,
+        })}
+        SELECT t.revision AS "storedRevision", children.n AS "childCount", EXISTS (SELECT 1 FROM removed) AS deleted
+        FROM target t, children`);
+      return outcome && { ...outcome, childCount: Number(outcome.childCount) };
+    } catch (error) {
+      throw childAppeared(error);
+    }
+  }
+
+  /** How many child departments a department has now (a fresh statement, after ChildAppeared). */
+  async countChildren(organizationId: string, id: string): Promise<number> {
+    const [row] = await this.txHost.sql.query<{ n: bigint }>(Prisma.sql`
+      SELECT count(*) AS n FROM departments WHERE organization_id = ${organizationId}::uuid AND parent_id = ${id}::uuid`);
+    return Number(row.n);
   }
 }

@@ -17,3 +17,9 @@ export class DepartmentPageDto {
   })
   next_page_token: string | null;
 }
+
+/** Departments that fit one answer (the ancestors of one: at most 31). */
+export class DepartmentListDto {
+  @ApiProperty({ type: [DepartmentDto], description: 'From the top level down.' })
+  items: DepartmentDto[];
+}
