@@ -1,0 +1,13 @@
+import type { UserDto } from './dto/user.dto';
+import type { UserRow } from './users.repository';
+
+export function toUserDto(row: UserRow): UserDto {
+  return {
+    user_id: row.id,
+    name: row.name,
+    // Revisions count up from 1 by one per change, far below 2^53: a JSON number loses nothing.
+    revision: Number(row.revision),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
