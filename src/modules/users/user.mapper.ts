@@ -4,7 +4,7 @@ import type { UserRow } from './users.repository';
 export function toUserDto(row: UserRow): UserDto {
   return {
     user_id: row.id,
-    name: row.name,
+    user_name: row.userName,
     // Revisions count up from 1 by one per change, far below 2^53: a JSON number loses nothing.
     revision: Number(row.revision),
     created_at: row.createdAt.toISOString(),

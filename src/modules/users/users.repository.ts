@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditStatements, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
 import { AppError } from '../../common/errors/app-error';
+import { caselessKey } from '../../common/text/caseless-key';
 import type { KeysetPosition } from '../../common/pagination/page-token';
 import { columns, type RowOf } from '../../database/columns';
 import { violations } from '../../database/constraint-violations';
@@ -10,13 +11,13 @@ import { Prisma, type User } from '../../generated/prisma/client';
 import { UsersAudit } from './users.audit';
 import { UsersError } from './users.errors';
 
-export const USER = columns<User>()('id', 'name', 'revision', 'seq', 'createdAt', 'updatedAt');
+export const USER = columns<User>()('id', 'userName', 'revision', 'seq', 'createdAt', 'updatedAt');
 export type UserRow = RowOf<typeof USER>;
 
 // The unique index of @@unique([organizationId, name]) in prisma/schema.prisma, by the name its
 // migration gives it (a name no migration creates is a type error).
 const conflicts = violations({
-  users_organization_id_name_key: () =>
+  users_organization_id_user_name_key_key: () =>
     new AppError(UsersError.USER_NAME_CONFLICT, 'Another user of the organization already has this name.'),
 });
 
@@ -33,8 +34,8 @@ export class UsersRepository {
     try {
       const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
         WITH changed AS (
-          INSERT INTO users (id, organization_id, name, created_at, updated_at)
-          VALUES (gen_random_uuid(), ${organizationId}::uuid, ${name}, ${context.at}, ${context.at})
+          INSERT INTO users (id, organization_id, user_name, user_name_key, created_at, updated_at)
+          VALUES (gen_random_uuid(), ${organizationId}::uuid, ${name}, ${caselessKey(name)}, ${context.at}, ${context.at})
           RETURNING *),
         ${this.audit.insertFrom(context, Prisma.sql`changed`, {
           organizationId,
@@ -42,7 +43,7 @@ export class UsersRepository {
           resourceId: Prisma.sql`changed.id::text`,
           revisionBefore: null,
           revisionAfter: Prisma.sql`changed.revision`,
-          changes: sqlChanges({ name: { old: null, new: Prisma.sql`changed.name` } }),
+          changes: sqlChanges({ user_name: { old: null, new: Prisma.sql`changed.user_name` } }),
         })}
         SELECT ${USER.sql} FROM changed`);
       return row;
@@ -85,7 +86,7 @@ export class UsersRepository {
     try {
       const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
         WITH changed AS (
-          UPDATE users SET name = ${name}, revision = revision + 1, updated_at = ${context.at}
+          UPDATE users SET user_name = ${name}, user_name_key = ${caselessKey(name)}, revision = revision + 1, updated_at = ${context.at}
           WHERE organization_id = ${organizationId}::uuid AND id = ${current.id}::uuid
           RETURNING *),
         ${this.audit.insertFrom(context, Prisma.sql`changed`, {
@@ -94,7 +95,7 @@ export class UsersRepository {
           resourceId: Prisma.sql`changed.id::text`,
           revisionBefore: Prisma.sql`changed.revision - 1`,
           revisionAfter: Prisma.sql`changed.revision`,
-          changes: sqlChanges({ name: { old: Prisma.sql`${current.name}::text`, new: Prisma.sql`changed.name` } }),
+          changes: sqlChanges({ user_name: { old: Prisma.sql`${current.userName}::text`, new: Prisma.sql`changed.user_name` } }),
         })}
         SELECT ${USER.sql} FROM changed`);
       return row;
@@ -115,7 +116,7 @@ export class UsersRepository {
         resourceId: Prisma.sql`removed.id::text`,
         revisionBefore: Prisma.sql`removed.revision`,
         revisionAfter: null,
-        changes: sqlChanges({ name: { old: Prisma.sql`removed.name`, new: Prisma.raw('NULL::text') } }),
+        changes: sqlChanges({ user_name: { old: Prisma.sql`removed.user_name`, new: Prisma.raw('NULL::text') } }),
       })}
       SELECT id FROM removed`);
   }

@@ -25,7 +25,7 @@ export class UsersService {
 
   /** Runs in the caller's transaction (the idempotency record's). */
   async create(organizationId: string, input: CreateUserDto, actor: AuditActor): Promise<UserDto> {
-    return toUserDto(await this.users.insert(organizationId, input.name, { actor, at: this.clock.now() }));
+    return toUserDto(await this.users.insert(organizationId, input.user_name, { actor, at: this.clock.now() }));
   }
 
   async get(organizationId: string, id: string): Promise<UserDto> {
@@ -53,8 +53,8 @@ export class UsersService {
     return this.users.withLocked(organizationId, id, async (current) => {
       if (!current) throw notFound(id);
       checkRevision(requirement, current.revision, 'user');
-      if (input.name === undefined || input.name === current.name) return toUserDto(current);
-      return toUserDto(await this.users.rename(organizationId, current, input.name, { actor, at: this.clock.now() }));
+      if (input.user_name === undefined || input.user_name === current.userName) return toUserDto(current);
+      return toUserDto(await this.users.rename(organizationId, current, input.user_name, { actor, at: this.clock.now() }));
     });
   }
 

@@ -9,5 +9,5 @@ export class CreateUserDto {
     description: 'Name of the user, at most 255 characters (code points), unique in the organization. Surrounding white space is trimmed; the rest may not be blank.',
     example: 'First user',
   })
-  name: string;
+  user_name: string;
 }

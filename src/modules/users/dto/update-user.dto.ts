@@ -18,5 +18,5 @@ export class UpdateUserDto {
     description: 'New name, at most 255 characters (code points), unique in the organization. Surrounding white space is trimmed; the rest may not be blank.',
     example: 'Renamed user',
   })
-  name?: string;
+  user_name?: string;
 }

@@ -6,7 +6,7 @@ export class UserDto {
   user_id: string;
 
   @ApiProperty({ description: 'Name of the user, trimmed.' })
-  name: string;
+  user_name: string;
 
   @ApiProperty({
     type: 'integer',
