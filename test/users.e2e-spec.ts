@@ -216,8 +216,8 @@ describe('users', () => {
       expect({ status: answer.response.status, code: answer.error?.code, field: answer.error?.details?.field, reason: answer.error?.details?.reason }).toEqual({ status, code, field, reason });
     }
     const badValues: [unknown, string, string | undefined][] = [
-      [{ expected_revision: 0 }, 'expected_revision', undefined],
-      [{ expected_revision: '1' }, 'expected_revision', undefined],
+      [{ expected_revision: 0 }, 'expected_revision', 'invalid_value'],
+      [{ expected_revision: '1' }, 'expected_revision', 'invalid_type'],
       [{ user_name: null }, 'user_name', 'invalid_type'],
       [{ user_name: ' ' }, 'user_name', 'must_not_be_blank'],
       [{ display_name: 'a'.repeat(256) }, 'display_name', 'too_long'],
