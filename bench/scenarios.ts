@@ -12,6 +12,8 @@ export const SCENARIOS = [
     description: 'moves one of 99 top-level departments under the first and the next request back to the top level, departments taken in turn',
   },
   { name: 'list-departments', title: 'GET departments (a page)', description: 'the first page of 20 of 100 top-level departments, with its next_page_token' },
+  { name: 'user-create', title: 'POST user', description: 'a fresh Idempotency-Key and user_name each request, a member of one of 100 departments taken in turn' },
+  { name: 'user-patch', title: 'PATCH spread over 100 users', description: 'a new display_name each request, users taken in turn' },
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number]['name'];
@@ -23,6 +25,7 @@ export interface LoadJob {
   token: string;
   suiteIds: string[];
   departmentIds: string[];
+  userIds: string[];
   /** Makes this run's names and keys differ from every other run's. */
   runTag: string;
   durationSeconds: number;

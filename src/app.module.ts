@@ -23,6 +23,7 @@ import { HealthModule } from './modules/health/health.module';
 import { QuotaModule } from './modules/quota/quota.module';
 import { UploadsModule } from './modules/uploads/uploads.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { UsersModule } from './modules/users/users.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -57,6 +58,7 @@ export class AppModule {
         QuotaModule,
         WebhooksModule,
         AuditEventsModule,
+        UsersModule,
         ...extraModules,
       ],
       providers: [

@@ -350,6 +350,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/openapi/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description **Required scope:** `admin.v1.user-directory.read`
+         *
+         *     Lists the organization's users one page at a time, in the order they were created (with department_id: by user_id): pass `next_page_token` as `page_token` for the next page (null on the last one), with the same filters. Filters combine: department_id (direct members; recursive=true: members of its subtree, each once), user_name and email (compared by Unicode case folding), external_id (exact), active.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create user
+         * @description **Required scope:** `admin.v1.user-directory.manage`
+         *
+         *     Adds a user to the organization, at revision 1, with its department memberships (in the order of department_ids; the primary one defaults to the first). Writes the audit event `user.created`.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openapi/v1/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get user
+         * @description **Required scope:** `admin.v1.user-directory.read`
+         *
+         *     Reads one user of the organization, with `ETag: "<revision>"`. With `If-None-Match` holding the current tag the answer is 304 with no body; send the tag as `If-Match` with a PATCH or DELETE to change exactly what was read.
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete user
+         * @description **Required scope:** `admin.v1.user-directory.manage`
+         *
+         *     Removes a user and its memberships; its user_name and external_id are free again at once. Writes the audit event `user.deleted` with its last values.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Update user
+         * @description **Required scope:** `admin.v1.user-directory.manage`
+         *
+         *     Changes any field of a user but user_id; department_ids replaces the whole set of memberships. A request that changes something increments `revision` by exactly 1, sets `updated_at` and writes the audit event `user.updated` with the old and new values of the fields that changed; one that changes nothing returns the user as stored, revision and updated_at untouched, and writes no event. Answers with the new ETag.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -741,7 +803,7 @@ export interface components {
              *       "api_key.revoked"
              *     ]
              */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /**
              * @description What the endpoint is for, at most 1024 characters (code points), trimmed. Null or absent: none.
              * @example HR sync
@@ -757,7 +819,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -780,7 +842,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -899,12 +961,12 @@ export interface components {
              * @description What happened: `<resource_type>.<verb>`.
              * @enum {string}
              */
-            action: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
+            action: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
             /**
              * @description The kind of record that changed.
              * @enum {string}
              */
-            resource_type: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "webhook_delivery" | "webhook_endpoint";
+            resource_type: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "user" | "webhook_delivery" | "webhook_endpoint";
             /** @description The identifier of the record that changed (the organization_id for its subscription). */
             resource_id: string;
             /** @description Who made the change. */
@@ -948,6 +1010,160 @@ export interface components {
             items: components["schemas"]["AuditEventDto"][];
             /** @description Pass as page_token for the next (older) page; null on the last page. */
             next_page_token: string | null;
+        };
+        CreateUserDto: {
+            /**
+             * @description Login name, 1 to 255 characters (code points) in Unicode NFC. Surrounding white space is trimmed and the name is stored and returned in NFC; the rest may not be blank. Unique in the organization by Unicode case folding: "Ann", "ANN" and "ann" are one name.
+             * @example ann.lee
+             */
+            user_name: string;
+            /**
+             * @description Name shown for the user, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Ann Lee
+             */
+            display_name?: string | null;
+            /**
+             * @description Given name, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Ann
+             */
+            given_name?: string | null;
+            /**
+             * @description Family name, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Lee
+             */
+            family_name?: string | null;
+            /**
+             * @description Mail address as an addr-spec (`local@domain`, no display name), at most 254 characters, stored as sent. Not unique: two users may share a mailbox. Null clears it.
+             * @example ann.lee@example.com
+             */
+            email?: string | null;
+            /**
+             * @description Identifier in the source system, unique within the organization; at most 512 characters (code points). Stored exactly as sent, so it may not be blank or start or end with white space. Null clears it.
+             * @example emp-1001
+             */
+            external_id?: string | null;
+            /**
+             * @description Whether the user is active; true when created without it.
+             * @example true
+             */
+            active?: boolean;
+            /** @description The departments the user belongs to, in this order (absent: none). Distinct ids (any letter case; returned lower-case) of departments of the organization, at most 50; an unknown one is 422 DEPARTMENT_NOT_FOUND. */
+            department_ids?: string[];
+            /**
+             * Format: uuid
+             * @description One of department_ids (else 400 `conflicting_fields`); absent: the first of them. Null only with no department_ids.
+             */
+            primary_department_id?: string | null;
+        };
+        UserDto: {
+            /**
+             * Format: uuid
+             * @description Identifier of the user.
+             */
+            user_id: string;
+            /**
+             * @description Login name, trimmed, in NFC; unique in the organization by Unicode case folding.
+             * @example ann.lee
+             */
+            user_name: string;
+            /**
+             * @description Name shown for the user.
+             * @example Ann Lee
+             */
+            display_name: string | null;
+            /** @example Ann */
+            given_name: string | null;
+            /** @example Lee */
+            family_name: string | null;
+            /**
+             * @description Mail address (addr-spec); not unique.
+             * @example ann.lee@example.com
+             */
+            email: string | null;
+            /**
+             * @description Identifier in the source system, unique within the organization.
+             * @example emp-1001
+             */
+            external_id: string | null;
+            /** @description Whether the user is active. */
+            active: boolean;
+            /** @description The departments the user belongs to, in the order the memberships were added. */
+            department_ids: string[];
+            /**
+             * Format: uuid
+             * @description One of department_ids; null only when department_ids is empty.
+             */
+            primary_department_id: string | null;
+            /**
+             * Format: int64
+             * @description 1 at creation, +1 per change (memberships included). The ETag is this revision in quotes; send it as If-Match, or the revision as expected_revision, to change exactly what you read.
+             */
+            revision: number;
+            /**
+             * Format: date-time
+             * @description When the user was created (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the user last changed (UTC); its creation time until then.
+             */
+            updated_at: string;
+        };
+        UserPageDto: {
+            /** @description Ordered by creation; with department_id, by user_id. */
+            items: components["schemas"]["UserDto"][];
+            /** @description Pass as page_token for the next page; null on the last page. */
+            next_page_token: string | null;
+        };
+        UpdateUserDto: {
+            /**
+             * Format: int64
+             * @description Revision obtained when the user was last read. When it differs from the stored revision the update is refused with 409 REVISION_CONFLICT (details.suggestion = the current revision) and nothing changes. Left out: the update applies to whatever is stored.
+             */
+            expected_revision?: number;
+            /**
+             * @description Login name, 1 to 255 characters (code points) in Unicode NFC. Surrounding white space is trimmed and the name is stored and returned in NFC; the rest may not be blank. Unique in the organization by Unicode case folding: "Ann", "ANN" and "ann" are one name.
+             * @example ann.lee
+             */
+            user_name?: string;
+            /**
+             * @description Name shown for the user, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Ann Lee
+             */
+            display_name?: string | null;
+            /**
+             * @description Given name, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Ann
+             */
+            given_name?: string | null;
+            /**
+             * @description Family name, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Lee
+             */
+            family_name?: string | null;
+            /**
+             * @description Mail address as an addr-spec (`local@domain`, no display name), at most 254 characters, stored as sent. Not unique: two users may share a mailbox. Null clears it.
+             * @example ann.lee@example.com
+             */
+            email?: string | null;
+            /**
+             * @description Identifier in the source system, unique within the organization; at most 512 characters (code points). Stored exactly as sent, so it may not be blank or start or end with white space. Null clears it.
+             * @example emp-1001
+             */
+            external_id?: string | null;
+            /**
+             * @description Whether the user is active; true when created without it.
+             * @example true
+             */
+            active?: boolean;
+            /** @description Replaces the whole set of memberships: departments kept keep their place, new ones follow in this order, the others are left. Distinct ids (any letter case; returned lower-case) of departments of the organization, at most 50; an unknown one is 422 DEPARTMENT_NOT_FOUND. */
+            department_ids?: string[];
+            /**
+             * Format: uuid
+             * @description One of the user's departments after this change (of department_ids when sent: else 400 `conflicting_fields`; of the stored ones otherwise: else 422 PRIMARY_DEPARTMENT_NOT_MEMBER). Absent: kept while it stays a membership, else the earliest-added remaining one. Null only when no membership remains.
+             */
+            primary_department_id?: string | null;
         };
     };
     responses: never;
@@ -3616,11 +3832,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this kind of record. */
-                resource_type?: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "webhook_delivery" | "webhook_endpoint";
+                resource_type?: "api_key" | "category" | "department" | "expert_suite" | "subscription" | "upload" | "user" | "webhook_delivery" | "webhook_endpoint";
                 /** @description Only events of the record with this identifier (as the events show it: uuids lower-case). */
                 resource_id?: string;
                 /** @description Only events of this action. */
-                action?: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
+                action?: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
                 /** @description Only changes made with this API key (a uuid in any case). */
                 actor_api_key_id?: string;
                 /** @description Only events that occurred at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T09:00:00Z; a real instant from 1970-01-01T00:00:00Z on). */
@@ -3675,6 +3891,777 @@ export interface operations {
             };
             /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.audit.read. */
             403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Only the direct members of this department (a uuid in any case); with recursive=true the members of its whole subtree, each user once. With it the list is ordered by user_id, without it by creation. */
+                department_id?: string;
+                /** @description `true`: with department_id, the members of every department below it too. Needs department_id. Default false. */
+                recursive?: boolean;
+                /** @description Only the user with this user_name, compared by Unicode case folding (a list of zero or one). */
+                user_name?: string;
+                /** @description Only the users with this email, compared by Unicode case folding. */
+                email?: string;
+                /** @description Only the user with this external_id, compared exactly (a list of zero or one). */
+                external_id?: string;
+                /** @description `true`: only active users; `false`: only inactive ones. */
+                active?: boolean;
+                /** @description Items per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The previous answer's next_page_token, with the same filters; absent for the first page. */
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of users. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPageDto"];
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter is invalid (page_size outside 1–100, a page_token of another query, recursive without department_id, an unknown parameter); details names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.read. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Key of this write, 1 to 255 printable ASCII characters, scoped to the API key. A retry with the same key and the same request gets the stored response (with `Idempotent-Replayed: true`) for the retention period (24 hours by default); a failure is not stored, so retrying it runs the request again. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUserDto"];
+            };
+        };
+        responses: {
+            /** @description The created user. */
+            201: {
+                headers: {
+                    /** @description `true` when this response is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: A body value breaks its schema or an unknown field was sent; details names the first failing field.
+             *
+             *     - `IDEMPOTENCY_KEY_MISSING`: The Idempotency-Key header is missing (details.field `Idempotency-Key`, reason `required`).
+             *     - `VALIDATION_FAILED`: The Idempotency-Key header is malformed (details.field `Idempotency-Key`, reason `invalid_format`).
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description - `USER_NAME_CONFLICT`: Another user of the organization already has this user_name (compared by Unicode case folding).
+             *     - `EXTERNAL_ID_CONFLICT`: Another user of the organization already has this external_id.
+             *
+             *     - `IDEMPOTENCY_REQUEST_IN_PROGRESS`: A request with the same Idempotency-Key is still being processed; retry after the Retry-After seconds.
+             */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description - `DEPARTMENT_NOT_FOUND`: department_ids names a department that is not one of the organization's; details.field is department_ids.
+             *
+             *     - `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used before with a different request (method, path or body).
+             */
+            422: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the client holds: 304 when it is still current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Identifier of the user (any case). */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    /** @description The strong entity tag of the user: its revision in quotes ("3"). */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /** @description If-None-Match holds the current ETag: the copy the client holds is current (no body). */
+            304: {
+                headers: {
+                    /** @description The strong entity tag of the user: its revision in quotes ("3"). */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `VALIDATION_FAILED`: user_id is not a uuid. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.read. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no user with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only `*` (RFC 9110): change the user only if it does not exist, which is never, so the answer is 412 PRECONDITION_FAILED (404 when there is none). Any other value is 400 `invalid_format`. */
+                "If-None-Match"?: string;
+                /** @description The ETag of the user as you read it, `"<revision>"`: the change applies only at that revision, else 412 PRECONDITION_FAILED (details.suggestion: the current revision). `*` means any revision. A weak tag, a list or anything else is 400 `invalid_format`. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Identifier of the user (any case). */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is gone. */
+            204: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `VALIDATION_FAILED`: The path parameter or a precondition header breaks its schema; details names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no user with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another revision than the stored one (details.suggestion is the current one), or If-None-Match is *; nothing changed. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only `*` (RFC 9110): change the user only if it does not exist, which is never, so the answer is 412 PRECONDITION_FAILED (404 when there is none). Any other value is 400 `invalid_format`. */
+                "If-None-Match"?: string;
+                /** @description The ETag of the user as you read it, `"<revision>"`: the change applies only at that revision, else 412 PRECONDITION_FAILED (details.suggestion: the current revision). `*` means any revision. A weak tag, a list or anything else is 400 `invalid_format`. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Identifier of the user (any case). */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserDto"];
+            };
+        };
+        responses: {
+            /** @description The current or updated user. */
+            200: {
+                headers: {
+                    /** @description The strong entity tag of the user: its revision in quotes ("3"). */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: A body value, the path parameter or a precondition header breaks its schema (details names it), or If-Match and expected_revision name different revisions.
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no user with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description - `REVISION_CONFLICT`: expected_revision differs from the stored revision (details.suggestion is the current one); nothing changed.
+             *     - `USER_NAME_CONFLICT`: Another user of the organization already has this user_name (compared by Unicode case folding).
+             *     - `EXTERNAL_ID_CONFLICT`: Another user of the organization already has this external_id.
+             */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another revision than the stored one (details.suggestion is the current one), or If-None-Match is *; nothing changed. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description - `DEPARTMENT_NOT_FOUND`: department_ids names a department that is not one of the organization's; details.field is department_ids.
+             *     - `PRIMARY_DEPARTMENT_NOT_MEMBER`: primary_department_id (sent without department_ids) is not one of the user's departments, or is null while it has some.
+             */
+            422: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;
