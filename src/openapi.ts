@@ -3,6 +3,8 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { BEARER_SCHEME, REQUIRED_SCOPE_EXTENSION } from './common/auth/auth.decorators';
 import { documentCrossCuttingErrors } from './common/errors/cross-cutting-errors';
 import { documentRateLimitHeaders } from './common/rate-limit/rate-limit-document';
+import { Registries } from './common/registries/registries';
+import { resolveRegistryEnums } from './common/registries/registry-list';
 import { MAX_JSON_INTEGER } from './common/validation/field-rules';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -19,6 +21,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'wsk_ API key', description: 'Application API key (wsk_...), issued with the admin CLI' }, BEARER_SCHEME)
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  resolveRegistryEnums(document, app.get(Registries));
   documentCrossCuttingErrors(document);
   documentRateLimitHeaders(document);
   describeRequiredScopes(document);
