@@ -1,15 +1,17 @@
 import { ModulesContainer } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Registries } from '../../src/common/registries/registries';
 import { buildOpenApiDocument } from '../../src/openapi';
 import { OpenApiResponseValidator } from './openapi-response-validator';
 import { recordResponses } from './response-recorder';
 
 /**
- * One validator per distinct set of controllers in a test file (most files have one), so that the
- * document is built and each schema compiled once: the document is made from the controllers'
- * decorators only, never from the app's settings.
+ * One validator per distinct set of controllers and registries in a test file (most files have
+ * one), so that the document is built and each schema compiled once: the document is made from the
+ * controllers' decorators and the lists of the app's Registries (the same object for every app
+ * without extra modules), never from the app's settings.
  */
-const validators: Array<{ controllers: unknown[]; validator: OpenApiResponseValidator }> = [];
+const validators: Array<{ controllers: unknown[]; registries: Registries; validator: OpenApiResponseValidator }> = [];
 const violations: string[] = [];
 
 function controllersOf(app: NestExpressApplication): unknown[] {
@@ -18,10 +20,11 @@ function controllersOf(app: NestExpressApplication): unknown[] {
 
 function validatorFor(app: NestExpressApplication): OpenApiResponseValidator {
   const controllers = controllersOf(app);
-  const known = validators.find((entry) => entry.controllers.length === controllers.length && entry.controllers.every((controller, i) => controller === controllers[i]));
+  const registries = app.get(Registries);
+  const known = validators.find((entry) => entry.registries === registries && entry.controllers.length === controllers.length && entry.controllers.every((controller, i) => controller === controllers[i]));
   if (known) return known.validator;
   const validator = new OpenApiResponseValidator(buildOpenApiDocument(app));
-  validators.push({ controllers, validator });
+  validators.push({ controllers, registries, validator });
   return validator;
 }
 

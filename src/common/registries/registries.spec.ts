@@ -5,7 +5,7 @@ import { defineScope } from '../auth/scope-catalog';
 import { defineErrorCode } from '../errors/error-code';
 import { REVISION_CONFLICT } from '../http/write-preconditions';
 import { collectRegistries, moduleDefinitionSource, type ModuleDefinitions } from './registries';
-import { isRegistryList, registryEnum, registryList, registryListValues, resolveRegistryEnums } from './registry-list';
+import { isRegistryList, registryEnum, registryList, registryListValues, withRegistryEnums } from './registry-list';
 
 const source = (name: string, definitions: ModuleDefinitions) => ({ name, definitions });
 
@@ -68,8 +68,10 @@ describe('the registries', () => {
     expect(registryListValues(eventTypes, registries)).toEqual(['*', 'gadget.created']);
 
     const document = { components: { schemas: { Event: { properties: { action: { type: 'string', enum: registryEnum(registryList('audit_resource_types')) } } } } }, paths: { '/x': { get: { parameters: [{ schema: { type: 'string', enum: ['fixed'] } }] } } } };
-    resolveRegistryEnums(document, registries);
-    expect(document.components.schemas.Event.properties.action.enum).toEqual(['gadget']);
-    expect(document.paths['/x'].get.parameters[0].schema.enum).toEqual(['fixed']);
+    const resolved = withRegistryEnums(document, registries);
+    expect(resolved.components.schemas.Event.properties.action.enum).toEqual(['gadget']);
+    expect(resolved.paths).toBe(document.paths);
+    // The built document's objects are the decorators' metadata, shared by every application: never changed.
+    expect(document.components.schemas.Event.properties.action.enum).toEqual(registryEnum(registryList('audit_resource_types')));
   });
 });

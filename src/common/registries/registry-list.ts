@@ -36,27 +36,35 @@ const PLACEHOLDER_PREFIX = 'registry-list:';
 
 /**
  * The `enum` of a schema whose values are a registry list: one placeholder value naming the list,
- * which resolveRegistryEnums replaces with the list in the built document.
+ * which withRegistryEnums replaces with the list in the built document.
  */
 export function registryEnum(list: RegistryList): string[] {
   return [`${PLACEHOLDER_PREFIX}${JSON.stringify(list)}`];
 }
 
-/** Replaces every `enum` that registryEnum wrote, at any depth of the document, with its list. */
-export function resolveRegistryEnums(node: unknown, registries: Registries): void {
+/**
+ * The document with every `enum` that registryEnum wrote, at any depth, replaced by its list. Copies
+ * what it changes and shares the rest: @nestjs/swagger builds a document from objects it keeps in
+ * the decorators' metadata, which every application of the process shares.
+ */
+export function withRegistryEnums<Node>(node: Node, registries: Registries): Node {
   if (Array.isArray(node)) {
-    for (const item of node) resolveRegistryEnums(item, registries);
-    return;
+    const items = node.map((item: unknown) => withRegistryEnums(item, registries));
+    return (items.some((item, i) => item !== node[i]) ? items : node) as Node;
   }
-  if (typeof node !== 'object' || node === null) return;
-  const schema = node as Record<string, unknown>;
-  const values = schema.enum;
-  if (Array.isArray(values) && values.length === 1 && typeof values[0] === 'string' && values[0].startsWith(PLACEHOLDER_PREFIX)) {
-    const list: unknown = JSON.parse(values[0].slice(PLACEHOLDER_PREFIX.length));
-    if (!isRegistryList(list)) throw new Error(`The OpenAPI document names an unknown registry list: ${values[0]}`);
-    schema.enum = [...registryListValues(list, registries)];
-  }
-  for (const [key, value] of Object.entries(schema)) {
-    if (key !== 'enum') resolveRegistryEnums(value, registries);
-  }
+  if (typeof node !== 'object' || node === null) return node;
+  let changed = false;
+  const entries = Object.entries(node).map(([key, value]) => {
+    const resolved = key === 'enum' ? resolvedEnum(value, registries) : withRegistryEnums(value, registries);
+    changed ||= resolved !== value;
+    return [key, resolved];
+  });
+  return changed ? (Object.fromEntries(entries) as Node) : node;
+}
+
+function resolvedEnum(values: unknown, registries: Registries): unknown {
+  if (!Array.isArray(values) || values.length !== 1 || typeof values[0] !== 'string' || !values[0].startsWith(PLACEHOLDER_PREFIX)) return values;
+  const list: unknown = JSON.parse(values[0].slice(PLACEHOLDER_PREFIX.length));
+  if (!isRegistryList(list)) throw new Error(`The OpenAPI document names an unknown registry list: ${values[0]}`);
+  return [...registryListValues(list, registries)];
 }
