@@ -7,8 +7,6 @@ import { hashApiKeyToken } from '../src/common/auth/api-key-token';
 import { openDatabase } from '../src/database/database';
 import { defaultMigrationsDir, readMigrations } from '../src/database/migrator';
 import { shippedStartCommand } from '../bench/environment';
-// The application's modules define the scope catalog this test compares the demo key with.
-import '../src/app.module';
 import { APP_REGISTRIES } from '../src/app.module';
 
 const root = join(__dirname, '..');
