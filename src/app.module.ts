@@ -55,9 +55,13 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
 /** The codes of the global layers (the error filter, the guards, the write preconditions), which no module owns. */
 const GLOBAL_LAYERS: DefinitionSource = { name: 'the global layers', definitions: { errors: { ...ErrorCode, REVISION_CONFLICT } } };
 
-/** The registries of an application mounting `extraModules` beside the built-in ones; a name defined twice throws. */
+/**
+ * The registries of an application mounting `extraModules` beside the built-in ones; a name defined
+ * twice throws. A module mounted twice counts once, as Nest mounts it once.
+ */
 export function applicationRegistries(extraModules: ReadonlyArray<Type | DynamicModule> = []): Registries {
-  return collectRegistries([GLOBAL_LAYERS, ...[...FEATURE_MODULES, ...extraModules].map(moduleDefinitionSource)]);
+  const sources = new Map([...FEATURE_MODULES, ...extraModules].map((module) => moduleDefinitionSource(module)).map((source) => [source.module, source]));
+  return collectRegistries([GLOBAL_LAYERS, ...sources.values()]);
 }
 
 /**

@@ -50,7 +50,7 @@ describe('the registries', () => {
       static readonly definitions: ModuleDefinitions = { auditActions: { Created: defineAuditAction('gadget.created') } };
     }
     expect(moduleDefinitionSource({ module: GadgetsModule }).name).toBe('GadgetsModule');
-    const withGadgets = applicationRegistries([GadgetsModule]);
+    const withGadgets = applicationRegistries([GadgetsModule, { module: GadgetsModule }]);
     expect(withGadgets.auditActions.actions).toContain('gadget.created');
     expect(APP_REGISTRIES.auditActions.actions).not.toContain('gadget.created');
 

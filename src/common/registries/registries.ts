@@ -19,6 +19,8 @@ export interface ModuleDefinitions {
 export interface DefinitionSource {
   readonly name: string;
   readonly definitions: ModuleDefinitions;
+  /** The Nest module class that declares them, if any. */
+  readonly module?: Type;
 }
 
 /**
@@ -59,7 +61,7 @@ export function collectRegistries(sources: readonly DefinitionSource[]): Registr
 export function moduleDefinitionSource(module: Type | DynamicModule): DefinitionSource {
   const type = 'module' in module ? module.module : module;
   const definitions = (type as { definitions?: ModuleDefinitions }).definitions ?? {};
-  return { name: type.name, definitions };
+  return { name: type.name, definitions, module: type };
 }
 
 class Listing<Definition> {
