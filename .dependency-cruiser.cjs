@@ -16,8 +16,9 @@ const MODULE_IMPORTS = {
   uploads: ['^src/modules/expert-suites/expert-suites\\.scopes\\.ts$'],
   // A webhook delivery's payload is the audit event in its wire form.
   webhooks: ['^src/modules/audit-events/audit-event\\.mapper\\.ts$'],
-  // Users are part of the directory: their routes take the directory's scopes (CONTRACT.md section 11).
-  users: ['^src/modules/directory/directory\\.scopes\\.ts$'],
+  // Users are part of the directory: their routes take the directory's scopes, and a taken
+  // external_id is the directory's one code (CONTRACT.md section 11).
+  users: ['^src/modules/directory/directory\\.(scopes|errors)\\.ts$'],
 };
 
 /** Unit tests (the .spec.ts files under src/) may reach across layers and into test/support/ (a catalog test loads the whole app); the cycle and entry-point rules hold for them too. */

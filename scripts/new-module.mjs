@@ -103,7 +103,7 @@ function addModel(tokens) {
   writeFileSync(SCHEMA, schema);
 }
 
-/** Imports the module beside the other feature modules and mounts it before the test hook `...extraModules`. */
+/** Imports the module beside the other feature modules and adds it last to FEATURE_MODULES (mounted, and its definitions collected). */
 function addToAppModule(tokens) {
   let source = readFileSync(APP_MODULE, 'utf8');
   const importLine = `import { ${tokens.__Plural__}Module } from './modules/${tokens.__kebab__}/${tokens.__kebab__}.module';\n`;
@@ -111,9 +111,9 @@ function addToAppModule(tokens) {
   const last = moduleImports.at(-1);
   if (!last) throw new Error("src/app.module.ts: no import from './modules/' to add the new one after");
   source = source.slice(0, last.index + last[0].length) + importLine + source.slice(last.index + last[0].length);
-  const mount = /^(\s*)\.\.\.extraModules,$/m;
-  if (!mount.test(source)) throw new Error('src/app.module.ts: no `...extraModules,` line in the imports to add the module before');
-  source = source.replace(mount, `$1${tokens.__Plural__}Module,\n$1...extraModules,`);
+  const list = /^(const FEATURE_MODULES\b[^\n]*\n(?: {2}\S[^\n]*\n)*)(\];)$/m;
+  if (!list.test(source)) throw new Error('src/app.module.ts: no `const FEATURE_MODULES = [ … ];` list to add the module to');
+  source = source.replace(list, `$1  ${tokens.__Plural__}Module,\n$2`);
   writeFileSync(APP_MODULE, source);
 }
 

@@ -3,6 +3,8 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { BEARER_SCHEME, REQUIRED_SCOPE_EXTENSION } from './common/auth/auth.decorators';
 import { documentCrossCuttingErrors } from './common/errors/cross-cutting-errors';
 import { documentRateLimitHeaders } from './common/rate-limit/rate-limit-document';
+import { Registries } from './common/registries/registries';
+import { withRegistryEnums } from './common/registries/registry-list';
 import { MAX_JSON_INTEGER } from './common/validation/field-rules';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -18,7 +20,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'wsk_ API key', description: 'Application API key (wsk_...), issued with the admin CLI' }, BEARER_SCHEME)
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = withRegistryEnums(SwaggerModule.createDocument(app, config), app.get(Registries));
   documentCrossCuttingErrors(document);
   documentRateLimitHeaders(document);
   describeRequiredScopes(document);

@@ -1,3 +1,4 @@
+import { Module } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import { AuditEventsScope } from '../src/modules/audit-events/audit-events.scopes';
@@ -9,16 +10,19 @@ import { ONE_PIXEL_PNG } from './support/images';
 import { buildZip, packageEntries } from './support/zip-builder';
 import { AuditPurger } from '../src/modules/audit-events/audit-purger';
 import { defineAuditAction } from '../src/common/audit/audit-actions';
+import type { ModuleDefinitions } from '../src/common/registries/registries';
 import { uuidV7 } from '../src/common/ids/uuid-v7';
 import { Prisma } from '../src/generated/prisma/client';
 
 const DEPARTMENTS = '/api/openapi/v1/departments';
 const suitePath = (id: string) => `/api/openapi/v1/expert-suites/${id}`;
 
-// Defined after the imports above have loaded the whole application, its DTOs declared, and before
-// the app starts and builds its OpenAPI document: as a module imported after the audit-events and
-// webhooks modules defines its actions.
-const late = defineAuditAction('late_gadget.created');
+/** A module mounted only by the test's second app: its action is in that app's registries alone. */
+@Module({})
+class LateGadgetsModule {
+  static readonly definitions: ModuleDefinitions = { auditActions: { Created: defineAuditAction('late_gadget.created') } };
+}
+const late = LateGadgetsModule.definitions.auditActions!.Created;
 
 type ListQuery = NonNullable<paths['/api/openapi/v1/audit-events']['get']['parameters']['query']>;
 
@@ -94,26 +98,29 @@ describe('audit events', () => {
       expect((await apiEvents(reader)).map((event) => event.changes.name?.new)).toEqual(['Mine']);
     });
 
-    it("accepts an action defined after the audit and webhook DTOs were declared, in its filters and in event_types, and no undefined one", async () => {
+    it("accepts the actions of the application's own modules in its filters and in event_types, and no other", async () => {
       const tenant = await createTenant(context.database);
-      const filtered = await list(tenant, { action: late as ListQuery['action'], resource_type: 'late_gadget' as ListQuery['resource_type'] });
-      expect({ status: filtered.response.status, items: filtered.data?.items }).toEqual({ status: 200, items: [] });
-      const undefinedAction = await list(tenant, { action: 'never_defined.created' as ListQuery['action'] });
-      expect({ status: undefinedAction.response.status, code: undefinedAction.error?.code, field: undefinedAction.error?.details?.field }).toEqual({
-        status: 400,
-        code: 'VALIDATION_FAILED',
-        field: 'action',
-      });
-
-      const receiving = await startTestApp(context.database, { WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' });
+      const withLate = await startTestApp(context.database, { WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' }, [LateGadgetsModule]);
       try {
+        const listOn = (app: typeof withLate | typeof context.app, query: Record<string, string>) =>
+          app.http().get('/api/openapi/v1/audit-events').query(query).set('Authorization', tenant.bearer);
+        const filtered = await listOn(withLate, { action: late, resource_type: 'late_gadget' });
+        expect({ status: filtered.status, items: filtered.body.items }).toEqual({ status: 200, items: [] });
+        for (const [app, action] of [[withLate, 'never_defined.created'], [context.app, late]] as const) {
+          const refused = await listOn(app, { action });
+          expect({ status: refused.status, code: refused.body.code, field: refused.body.details?.field }).toEqual({ status: 400, code: 'VALIDATION_FAILED', field: 'action' });
+        }
+        const documented = (await withLate.http().get('/docs-json').expect(200)).body.components.schemas.AuditEventDto.properties.action.enum;
+        expect(documented).toContain(late);
+        expect((await context.http().get('/docs-json').expect(200)).body.components.schemas.AuditEventDto.properties.action.enum).not.toContain(late);
+
         const subscribe = (eventTypes: string[]) =>
-          receiving.http().post('/api/openapi/v1/webhook-endpoints').set('Authorization', tenant.bearer).send({ url: 'http://127.0.0.1:9/hook', event_types: eventTypes });
+          withLate.http().post('/api/openapi/v1/webhook-endpoints').set('Authorization', tenant.bearer).send({ url: 'http://127.0.0.1:9/hook', event_types: eventTypes });
         expect((await subscribe([late])).status).toBe(201);
         const refused = await subscribe(['never_defined.created']);
         expect({ status: refused.status, code: refused.body.code, field: refused.body.details?.field }).toEqual({ status: 400, code: 'VALIDATION_FAILED', field: 'event_types' });
       } finally {
-        await receiving.close();
+        await withLate.close();
       }
     });
 

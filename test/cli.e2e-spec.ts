@@ -8,7 +8,7 @@ import { hashApiKeyToken } from '../src/common/auth/api-key-token';
 import { startTestApp, useTestDatabase } from './support/test-app';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
 import { QuotaScope } from '../src/modules/quota/quota.scopes';
-import { allScopes } from '../src/common/auth/scope-catalog';
+import { APP_REGISTRIES } from '../src/app.module';
 
 const run = promisify(execFile);
 
@@ -61,7 +61,7 @@ describe('admin CLI commands', () => {
     const names = scopes.map((scope) => scope.name);
     expect(names).toEqual([...names].sort());
     for (const scope of scopes) expect(scope).toEqual({ name: expect.stringMatching(/^admin\.v1\.[a-z0-9.-]+\.(read|manage|execute)$/), grants: expect.stringMatching(/\w{3,}/) });
-    expect(allScopes()).toEqual(names);
+    expect(APP_REGISTRIES.scopes.names).toEqual(names);
     // The catalog is what the operations need: each scope guards an operation, and no operation needs another.
     const testApp = await startTestApp(fixture.database);
     try {
@@ -111,7 +111,7 @@ describe('admin CLI commands', () => {
       json: undefined,
       error: { code: 'invalid_argument', message: expect.stringContaining('Unknown scope(s): admin.v1.everything'), usage: expect.stringMatching(/^apikey create /) },
     });
-    expect(unknownScope.error?.message).toContain(`The catalog: ${allScopes().join(', ')}`);
+    expect(unknownScope.error?.message).toContain(`The catalog: ${APP_REGISTRIES.scopes.names.join(', ')}`);
     const unknownOrg = await cli('category', 'create', '--org', '00000000-0000-4000-8000-000000000000', '--name', 'x');
     expect(unknownOrg).toMatchObject({ code: 1, error: { code: 'operation_refused', message: expect.stringContaining('No organization') } });
   });
@@ -158,7 +158,7 @@ describe('admin CLI commands', () => {
     expect(before).toEqual({ code: 1, json: undefined, error: { code: 'operation_refused', message: expect.stringContaining('No organization named "Demo organization"') } });
     const demo = (await cli('org', 'create', '--name', 'Demo organization')).json!;
     const first = await cli('demo-key');
-    expect(first).toMatchObject({ code: 0, json: { organization_id: demo.id, key: expect.stringMatching(/^wsk_/), scopes: [...allScopes()] } });
+    expect(first).toMatchObject({ code: 0, json: { organization_id: demo.id, key: expect.stringMatching(/^wsk_/), scopes: [...APP_REGISTRIES.scopes.names] } });
     await cli('apikey', 'revoke', '--id', first.json!.id as string);
     await cli('demo-key');
 
@@ -196,8 +196,8 @@ describe('admin CLI as a process (built dist, embedded database on disk)', () =>
 
   it('prints one JSON object per command and keeps state between runs', async () => {
     const org = JSON.parse((await run('node', [cliPath, 'org', 'create', '--name', 'Proc'], { env })).stdout);
-    const key = JSON.parse((await run('node', [cliPath, 'apikey', 'create', '--org', org.id, '--scopes', allScopes().join(',')], { env })).stdout);
-    expect(key.scopes).toEqual([...allScopes()]);
+    const key = JSON.parse((await run('node', [cliPath, 'apikey', 'create', '--org', org.id, '--scopes', APP_REGISTRIES.scopes.names.join(',')], { env })).stdout);
+    expect(key.scopes).toEqual([...APP_REGISTRIES.scopes.names]);
   });
 
   it('prints the usage for --help (exit 0) and for no command at all (exit 2)', async () => {

@@ -1,5 +1,5 @@
 import type { Database } from '../src/database/database';
-import { errorCodeCatalog } from '../src/common/errors/error-code';
+import { Registries } from '../src/common/registries/registries';
 import { documentedErrorCodes } from './support/api-conventions';
 import { openTestDatabase, startTestApp, type TestApp } from './support/test-app';
 
@@ -77,7 +77,7 @@ describe('OpenAPI: cross-cutting errors', () => {
   it('documents every defined error code: in docs/api-conventions.md with its status, or on an operation that answers it', () => {
     const inTable = new Set(documentedErrorCodes().map(({ code }) => code));
     const onOperations = new Set(operations.flatMap((operation) => Object.keys(operation.responses).flatMap((status) => examplesOf(operation, status).map((code) => `${code} ${status}`))));
-    const undocumented = errorCodeCatalog().filter(({ code, status }) => !inTable.has(code) && !onOperations.has(`${code} ${status}`));
+    const undocumented = testApp.app.get(Registries).errors.all.filter(({ code, status }) => !inTable.has(code) && !onOperations.has(`${code} ${status}`));
     expect(undocumented).toEqual([]);
   });
 });

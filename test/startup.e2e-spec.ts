@@ -7,9 +7,7 @@ import { hashApiKeyToken } from '../src/common/auth/api-key-token';
 import { openDatabase } from '../src/database/database';
 import { defaultMigrationsDir, readMigrations } from '../src/database/migrator';
 import { shippedStartCommand } from '../bench/environment';
-// The application's modules define the scope catalog this test compares the demo key with.
-import '../src/app.module';
-import { allScopes } from '../src/common/auth/scope-catalog';
+import { APP_REGISTRIES } from '../src/app.module';
 
 const root = join(__dirname, '..');
 // The service as `npm start` and the image run it, V8 options included.
@@ -89,7 +87,7 @@ describe('start-up on an empty embedded database', () => {
         stderr: expect.stringMatching(/in use by another process \(possibly.*stop the service, run the command, start it again/s),
       });
       const scopes = await promisify(execFile)('node', [distCli, 'scopes'], { env });
-      expect(JSON.parse(scopes.stdout).scopes.map((scope: { name: string }) => scope.name)).toEqual([...allScopes()]);
+      expect(JSON.parse(scopes.stdout).scopes.map((scope: { name: string }) => scope.name)).toEqual([...APP_REGISTRIES.scopes.names]);
       const help = await promisify(execFile)('node', [distCli, '--help'], { env });
       expect(help.stderr).toContain('demo-key');
     } finally {
@@ -101,7 +99,7 @@ describe('start-up on an empty embedded database', () => {
     const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1, DATABASE_POOL_TIMEOUT_MS: 5000, DATABASE_STATEMENT_TIMEOUT_MS: 5000, DATABASE_PREPARED_STATEMENTS: 100, TRANSACTION_TIMEOUT_MS: 5000 });
     try {
       const key = await database.prisma.apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKeyToken(demoKey) } });
-      expect([...key.scopes].sort()).toEqual([...allScopes()].sort());
+      expect([...key.scopes].sort()).toEqual([...APP_REGISTRIES.scopes.names].sort());
       expect(key.organizationId).toBe(demoOrganizationId);
       expect(await database.prisma.expertSuite.count({ where: { organizationId: key.organizationId } })).toBe(1);
       const migrations = await database.prisma.$queryRawUnsafe<Array<{ migration_name: string; checksum: string }>>(
@@ -116,7 +114,7 @@ describe('start-up on an empty embedded database', () => {
     const organizations = JSON.parse((await promisify(execFile)('node', [distCli, 'org', 'list'], { env })).stdout).organizations;
     expect(organizations).toEqual([{ id: demoOrganizationId, name: 'Demo organization', created_at: expect.stringMatching(/Z$/), active_api_keys: 1 }]);
     const newKey = JSON.parse((await promisify(execFile)('node', [distCli, 'demo-key'], { env })).stdout);
-    expect(newKey).toEqual({ organization_id: demoOrganizationId, id: expect.any(String), key: expect.stringMatching(/^wsk_/), scopes: [...allScopes()] });
+    expect(newKey).toEqual({ organization_id: demoOrganizationId, id: expect.any(String), key: expect.stringMatching(/^wsk_/), scopes: [...APP_REGISTRIES.scopes.names] });
 
     const second = await startService({ ...env, LOG_FORMAT: 'json' });
     try {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
-import { scopeCatalog } from '../src/common/auth/scope-catalog';
+import { APP_REGISTRIES } from '../src/app.module';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
@@ -327,7 +327,7 @@ describe('users', () => {
   });
 
   it('needs admin.v1.user-directory.manage to change and admin.v1.user-directory.read to read, as the document says', async () => {
-    expect(scopeCatalog().map((scope) => scope.name)).toEqual(expect.arrayContaining([DirectoryScope.Read, DirectoryScope.Manage]));
+    expect(APP_REGISTRIES.scopes.names).toEqual(expect.arrayContaining([DirectoryScope.Read, DirectoryScope.Manage]));
     const readOnly = clientFor((await createApiKey(context.database, context.tenant.organizationId, [DirectoryScope.Read])).bearer);
     const manageOnly = clientFor((await createApiKey(context.database, context.tenant.organizationId, [DirectoryScope.Manage])).bearer);
     const id = await createdId('Kept');

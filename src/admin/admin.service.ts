@@ -2,7 +2,8 @@ import { CLI_ACTOR } from '../common/audit/audit-actor';
 import { AuditStatements, type AuditContext } from '../common/audit/audit-event';
 import { ApiKeysRepository } from '../common/auth/api-keys.repository';
 import { generateApiKeyToken } from '../common/auth/api-key-token';
-import { allScopes, isKnownScope } from '../common/auth/scope-catalog';
+import { APP_REGISTRIES } from '../app.module';
+import type { ScopeCatalog } from '../common/auth/scope-catalog';
 import { Clock } from '../common/clock';
 import { readDateTime } from '../common/validation/date-time';
 import type { SqlDriver } from '../database/sql-driver';
@@ -49,6 +50,8 @@ export class AdminService {
     sql: SqlDriver,
     private readonly clock: Clock = new Clock(),
     notifications: 'on' | 'off' = 'on',
+    /** The scopes a key may hold; the demo key holds all of them. */
+    private readonly scopes: ScopeCatalog = APP_REGISTRIES.scopes,
   ) {
     const txHost = new TransactionHost(sql);
     const audit = new AuditStatements(notifications);
@@ -97,7 +100,7 @@ export class AdminService {
           'Create one with `org create`, then `apikey create`.',
       );
     }
-    return { organization_id: demoId, ...(await this.createApiKey(demoId, [...allScopes()])) };
+    return { organization_id: demoId, ...(await this.createApiKey(demoId, [...this.scopes.names])) };
   }
 
   /** The oldest organization named DEMO_ORGANIZATION_NAME, if any. */
@@ -110,8 +113,8 @@ export class AdminService {
     await this.requireOrganization(organizationId);
     const unique = [...new Set(scopes.map((scope) => scope.trim()).filter((scope) => scope !== ''))];
     if (unique.length === 0) throw new AdminArgumentError('At least one scope is required.');
-    const unknown = unique.filter((scope) => !isKnownScope(scope));
-    if (unknown.length > 0) throw new AdminArgumentError(`Unknown scope(s): ${unknown.join(', ')}. The catalog: ${allScopes().join(', ')} (see the scopes command).`);
+    const unknown = unique.filter((scope) => !this.scopes.has(scope));
+    if (unknown.length > 0) throw new AdminArgumentError(`Unknown scope(s): ${unknown.join(', ')}. The catalog: ${this.scopes.names.join(', ')} (see the scopes command).`);
     const token = generateApiKeyToken();
     const apiKey = await this.apiKeys.insert(organizationId, { hash: token.hash, prefix: token.displayPrefix, scopes: unique }, this.context());
     return { id: apiKey.id, key: token.token, scopes: unique };

@@ -1,6 +1,6 @@
 import { AdminService, DEMO_ORGANIZATION_NAME } from '../admin/admin.service';
 import type { SqlDriver } from '../database/sql-driver';
-import { allScopes } from '../common/auth/scope-catalog';
+import { APP_REGISTRIES } from '../app.module';
 
 export interface DemoSeed {
   organizationId: string;
@@ -18,7 +18,7 @@ export async function seedDemoIfEmpty(sql: SqlDriver): Promise<DemoSeed | undefi
   const admin = new AdminService(sql);
   if (await admin.hasOrganizations()) return undefined;
   const organization = await admin.createOrganization(DEMO_ORGANIZATION_NAME);
-  const key = await admin.createApiKey(organization.id, [...allScopes()]);
+  const key = await admin.createApiKey(organization.id, [...APP_REGISTRIES.scopes.names]);
   const category = await admin.createCategory(organization.id, 'General');
   const suite = await admin.createExpertSuite(organization.id, 'demo-suite');
   return { organizationId: organization.id, apiKey: key.key, expertSuiteId: suite.id, categoryId: category.id };
@@ -29,7 +29,7 @@ export function describeDemoSeed(seed: DemoSeed, baseUrl: string): string {
     '',
     '  First start of the embedded database: a demo organization was created.',
     `  Demo organization: ${seed.organizationId}`,
-    `  Demo API key (shown once; holds ${allScopes().join(', ')}):`,
+    `  Demo API key (shown once; holds ${APP_REGISTRIES.scopes.names.join(', ')}):`,
     `    ${seed.apiKey}`,
     '  Lost it? Stop the service and run: npm run --silent cli -- demo-key',
     `  Expert suite to update: ${seed.expertSuiteId}   Category: ${seed.categoryId}`,

@@ -1,9 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AdminArgumentError, AdminError } from '../admin/admin-error';
 import type { AdminService } from '../admin/admin.service';
-// Loads every module, and so every scope the modules define, into the scope catalog.
-import '../app.module';
-import { scopeCatalog } from '../common/auth/scope-catalog';
+import { APP_REGISTRIES } from '../app.module';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -42,7 +40,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'scopes',
     options: {},
     usesDatabase: false,
-    run: () => Promise.resolve({ scopes: scopeCatalog() }),
+    run: () => Promise.resolve({ scopes: APP_REGISTRIES.scopes.all }),
   },
   'org list': {
     usage: 'org list',

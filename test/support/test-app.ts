@@ -9,7 +9,7 @@ import type { AppModuleOptions } from '../../src/app.module';
 import { VerifiedKeyCache } from '../../src/common/auth/verified-key-cache';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { Database, openDatabase } from '../../src/database/database';
-import { allScopes } from '../../src/common/auth/scope-catalog';
+import { APP_REGISTRIES } from '../../src/app.module';
 import { fileDatabaseUrl, serverDatabaseUrl } from './postgres-test-databases';
 import { checkResponsesAgainstDocument, failOnResponseViolations } from './openapi-response-check';
 
@@ -79,7 +79,7 @@ export interface TestTenant {
 }
 
 /** A fresh organization with a key holding `scopes` (all three by default). */
-export async function createTenant(database: Database, scopes: readonly string[] = allScopes()): Promise<TestTenant> {
+export async function createTenant(database: Database, scopes: readonly string[] = APP_REGISTRIES.scopes.names): Promise<TestTenant> {
   const admin = new AdminService(database.sql);
   const organization = await admin.createOrganization(`Tenant ${Math.random().toString(36).slice(2, 8)}`);
   const key = await admin.createApiKey(organization.id, [...scopes]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
-import { scopeCatalog } from '../src/common/auth/scope-catalog';
+import { APP_REGISTRIES } from '../src/app.module';
 import { __Plural__Scope } from '../src/modules/__kebab__/__kebab__.scopes';
 import type { paths } from './client/schema';
 import { createApiKey, createTenant, useTestApp } from './support/test-app';
@@ -179,7 +179,7 @@ describe('__kebab__', () => {
   });
 
   it('needs admin.v1.__kebab__.manage to change and admin.v1.__kebab__.read to read, both in the catalog and the document', async () => {
-    expect(scopeCatalog().map((scope) => scope.name)).toEqual(expect.arrayContaining([__Plural__Scope.Read, __Plural__Scope.Manage]));
+    expect(APP_REGISTRIES.scopes.names).toEqual(expect.arrayContaining([__Plural__Scope.Read, __Plural__Scope.Manage]));
     const readOnly = clientFor((await createApiKey(context.database, context.tenant.organizationId, [__Plural__Scope.Read])).bearer);
     const manageOnly = clientFor((await createApiKey(context.database, context.tenant.organizationId, [__Plural__Scope.Manage])).bearer);
     const refusedCreate = await create('Nope', randomUUID(), readOnly);

@@ -1,4 +1,4 @@
-import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, auditActionsWith, defineAuditAction, resourceTypeOf } from './audit-actions';
+import { AuditActionCatalog, defineAuditAction, resourceTypeOf } from './audit-actions';
 
 describe('audit actions', () => {
   it('are defined as <resource_type>.<verb> in snake_case, and nothing else is', () => {
@@ -8,19 +8,12 @@ describe('audit actions', () => {
     expect(resourceTypeOf(defineAuditAction('cost_center.created'))).toBe('cost_center');
   });
 
-  it('fill the same sorted arrays as modules define them, the extended lists included', () => {
-    const actions = AUDIT_ACTIONS;
-    const resourceTypes = AUDIT_RESOURCE_TYPES;
-    const eventTypes = auditActionsWith('*');
-    defineAuditAction('widget.deleted');
-    defineAuditAction('gadget.created');
-    defineAuditAction('widget.created');
-    defineAuditAction('widget.created');
+  it('form a catalog of sorted actions and resource types, frozen', () => {
+    const catalog = new AuditActionCatalog(['widget.deleted', 'gadget.created', 'widget.created'].map(defineAuditAction));
 
-    expect(AUDIT_ACTIONS).toBe(actions);
-    expect(AUDIT_RESOURCE_TYPES).toBe(resourceTypes);
-    expect(AUDIT_ACTIONS.filter((action) => /^(widget|gadget)\./.test(action))).toEqual(['gadget.created', 'widget.created', 'widget.deleted']);
-    expect(AUDIT_RESOURCE_TYPES.filter((type) => ['widget', 'gadget'].includes(type))).toEqual(['gadget', 'widget']);
-    expect(eventTypes).toEqual(['*', ...AUDIT_ACTIONS]);
+    expect(catalog.actions).toEqual(['gadget.created', 'widget.created', 'widget.deleted']);
+    expect(catalog.resourceTypes).toEqual(['gadget', 'widget']);
+    expect(Object.isFrozen(catalog) && Object.isFrozen(catalog.actions) && Object.isFrozen(catalog.resourceTypes)).toBe(true);
+    expect(Reflect.set(catalog.actions, 0, 'late.created')).toBe(false);
   });
 });

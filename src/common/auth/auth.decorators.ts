@@ -1,6 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
-import { isKnownScope } from './scope-catalog';
 
 export const REQUIRED_SCOPE = 'auth:required-scope';
 export const IS_PUBLIC = 'auth:public';
@@ -11,10 +10,10 @@ export const BEARER_SCHEME = 'api-key';
 /**
  * Declares the one scope an operation needs: read by the global ScopeGuard, and written into
  * the OpenAPI document (security requirement and extension; the post-processing adds the
- * 401/403/429/503 answers of every scoped operation).
+ * 401/403/429/503 answers of every scoped operation). An application whose scope catalog lacks
+ * the scope does not start (RequiredScopesCheck).
  */
 export function RequireScope(scope: string) {
-  if (!isKnownScope(scope)) throw new Error(`@RequireScope(${scope}): define the scope first (defineScope in the module's .scopes.ts)`);
   return applyDecorators(
     SetMetadata(REQUIRED_SCOPE, scope),
     ApiBearerAuth(BEARER_SCHEME),

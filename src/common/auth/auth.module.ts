@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../clock';
@@ -13,9 +13,10 @@ import { ApiKeyThrottlerGuard } from './api-key-throttler.guard';
 import { ApiKeysRepository } from './api-keys.repository';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { ScopeGuard } from './scope.guard';
+import type { ModuleDefinitions } from '../registries/registries';
 import { VerifiedKeyCache } from './verified-key-cache';
-// Its audit actions, written only by the admin CLI: defined when the application loads (docs/audit.md).
-import './auth.audit';
+import { AuthAudit } from './auth.audit';
+import { RequiredScopesCheck } from './required-scopes.check';
 
 const ONE_MINUTE_MS = 60_000;
 
@@ -26,6 +27,7 @@ const ONE_MINUTE_MS = 60_000;
  */
 @Module({
   imports: [
+    DiscoveryModule,
     ThrottlerModule.forRootAsync({
       inject: [AppConfig, Clock],
       useFactory: async (config: AppConfig, clock: Clock) => ({
@@ -41,6 +43,7 @@ const ONE_MINUTE_MS = 60_000;
     ApiKeyRevocations,
     ApiKeyAuthenticator,
     AuthFailureLimiter,
+    RequiredScopesCheck,
     { provide: APP_GUARD, useClass: ApiKeyAuthGuard },
     { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
     { provide: APP_GUARD, useClass: ScopeGuard },
@@ -48,4 +51,7 @@ const ONE_MINUTE_MS = 60_000;
     { provide: APP_GUARD, useClass: JsonBodyGuard },
   ],
 })
-export class AuthModule {}
+export class AuthModule {
+  /** The API keys' audit actions, written by the admin CLI (docs/audit.md). */
+  static readonly definitions: ModuleDefinitions = { auditActions: AuthAudit };
+}

@@ -1,11 +1,12 @@
 /**
- * The scope catalog: every scope the API checks, each defined by the module whose operations need
- * it (`<module>.scopes.ts`), with what it grants. A scope grants exactly what it says: read,
- * manage and execute scopes do not include each other (docs/api-conventions.md).
+ * Scopes: every scope the API checks is defined by the module whose operations need it
+ * (`<module>.scopes.ts`), with what it grants, and listed in the module's `definitions`; the
+ * application collects them into one ScopeCatalog (common/registries). A scope grants exactly what
+ * it says: read, manage and execute scopes do not include each other (docs/api-conventions.md).
  */
-export interface ScopeDefinition {
-  name: string;
-  grants: string;
+export interface ScopeDefinition<Name extends string = string> {
+  readonly name: Name;
+  readonly grants: string;
 }
 
 /**
@@ -13,26 +14,32 @@ export interface ScopeDefinition {
  * (docs/api-conventions.md, "Scope names"): kebab-case segments, action read, manage or execute.
  */
 const SCOPE_NAME = /^admin\.v1\.[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)?\.(read|manage|execute)$/;
-const catalog = new Map<string, ScopeDefinition>();
 
-/** Adds a scope to the catalog and returns its name; a module calls it once per scope it checks. */
-export function defineScope(name: string, grants: string): string {
+/** A scope and what it grants, its name checked; it is in no catalog until a module lists it. */
+export function defineScope<const Name extends string>(name: Name, grants: string): ScopeDefinition<Name> {
   if (!SCOPE_NAME.test(name)) throw new Error(`Scope "${name}" is not of the form admin.v1.<area>[.<sub-resource>].<read|manage|execute> (kebab-case segments)`);
-  const existing = catalog.get(name);
-  if (existing && existing.grants !== grants) throw new Error(`Scope ${name} is defined twice`);
-  catalog.set(name, { name, grants });
-  return name;
+  return Object.freeze({ name, grants });
 }
 
-/** Every defined scope, by name. Filled as the modules load: import the application module first. */
-export function scopeCatalog(): ScopeDefinition[] {
-  return [...catalog.values()].sort((a, b) => a.name.localeCompare(b.name));
+/** The names of a module's scopes, under the same keys: what @RequireScope and API keys take. */
+export function scopeNames<const Scopes extends Readonly<Record<string, ScopeDefinition>>>(scopes: Scopes): { readonly [Key in keyof Scopes]: Scopes[Key]['name'] } {
+  return Object.freeze(Object.fromEntries(Object.entries(scopes).map(([key, scope]) => [key, scope.name]))) as { readonly [Key in keyof Scopes]: Scopes[Key]['name'] };
 }
 
-export function allScopes(): string[] {
-  return scopeCatalog().map((scope) => scope.name);
-}
+/** The application's scopes, sorted by name; built once by collectRegistries, frozen. */
+export class ScopeCatalog {
+  readonly all: readonly ScopeDefinition[];
+  readonly names: readonly string[];
+  private readonly byName: ReadonlySet<string>;
 
-export function isKnownScope(name: string): boolean {
-  return catalog.has(name);
+  constructor(scopes: readonly ScopeDefinition[]) {
+    this.all = Object.freeze([...scopes].sort((a, b) => a.name.localeCompare(b.name)));
+    this.names = Object.freeze(this.all.map((scope) => scope.name));
+    this.byName = new Set(this.names);
+    Object.freeze(this);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
 }

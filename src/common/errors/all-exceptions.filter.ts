@@ -20,11 +20,11 @@ const CODE_BY_HTTP_STATUS: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.SERVICE_UNAVAILABLE]: ErrorCode.SERVICE_UNAVAILABLE,
 };
 
-const DETAIL_BY_CODE: Partial<Record<ErrorCode, string>> = {
-  [ErrorCode.PAYLOAD_TOO_LARGE]: 'The request body is larger than the configured limit.',
-  [ErrorCode.NOT_FOUND]: 'No such resource.',
-  [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred. Quote the X-Request-Id when reporting it.',
-};
+const DETAIL_BY_CODE = new Map<ErrorCode, string>([
+  [ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is larger than the configured limit.'],
+  [ErrorCode.NOT_FOUND, 'No such resource.'],
+  [ErrorCode.INTERNAL_ERROR, 'An unexpected error occurred. Quote the X-Request-Id when reporting it.'],
+]);
 const DATABASE_UNAVAILABLE_DETAIL = 'The database is unreachable. Retry later.';
 const DATABASE_WAIT_DETAIL: Record<DatabaseWait, string> = {
   pool: 'The service is busy: no database connection became free in time. Retry later.',
@@ -47,7 +47,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = http.getRequest<Request>();
     const appError = this.toAppError(exception, request);
 
-    if (appError.status >= 500 && appError.code === ErrorCode.INTERNAL_ERROR) {
+    if (appError.status >= 500 && appError.code === ErrorCode.INTERNAL_ERROR.code) {
       this.logger.error(
         `${request.method} ${loggablePath(request)} failed (request ${String(response.getHeader(REQUEST_ID_HEADER) ?? '-')})`,
         exception instanceof Error ? exception.stack : String(exception),
@@ -79,9 +79,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
     if (exception instanceof HttpException) {
       const code = CODE_BY_HTTP_STATUS[exception.getStatus()];
-      if (code) return new AppError(code, DETAIL_BY_CODE[code] ?? this.httpExceptionDetail(exception));
+      if (code) return new AppError(code, DETAIL_BY_CODE.get(code) ?? this.httpExceptionDetail(exception));
     }
-    return new AppError(ErrorCode.INTERNAL_ERROR, DETAIL_BY_CODE[ErrorCode.INTERNAL_ERROR]!);
+    return new AppError(ErrorCode.INTERNAL_ERROR, DETAIL_BY_CODE.get(ErrorCode.INTERNAL_ERROR)!);
   }
 
   private httpExceptionDetail(exception: HttpException): string {

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import { errorTypeForStatus, statusOfCode, type ErrorCode } from './error-code';
+import { errorTypeForStatus, type ErrorCode } from './error-code';
 import { ErrorBodyDto } from './error-body.dto';
 
 /** An error an operation can answer with, when, and (if the code is documented twice) its example's name. */
@@ -10,16 +10,16 @@ export type DocumentedError = [code: ErrorCode, when: string, exampleName?: stri
 export function errorResponsesByStatus(errors: readonly DocumentedError[]): Map<number, { description: string; examples: Record<string, { summary: string; value: object }> }> {
   const byStatus = new Map<number, DocumentedError[]>();
   for (const error of errors) {
-    const status = statusOfCode(error[0]);
+    const status = error[0].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), error]);
   }
   return new Map(
     [...byStatus].map(([status, documented]) => [
       status,
       {
-        description: documented.map(([code, when]) => `- \`${code}\`: ${when}`).join('\n'),
+        description: documented.map(([{ code }, when]) => `- \`${code}\`: ${when}`).join('\n'),
         examples: Object.fromEntries(
-          documented.map(([code, when, exampleName]) => [exampleName ?? code, { summary: when, value: { code, error: errorTypeForStatus(status), detail: when } }]),
+          documented.map(([{ code }, when, exampleName]) => [exampleName ?? code, { summary: when, value: { code, error: errorTypeForStatus(status), detail: when } }]),
         ),
       },
     ]),

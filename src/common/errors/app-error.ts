@@ -1,4 +1,4 @@
-import { ErrorCode, statusOfCode } from './error-code';
+import { ErrorCode } from './error-code';
 
 /**
  * Every `details.reason` the API can answer: stable snake_case words, all listed in
@@ -42,10 +42,12 @@ export interface FieldErrorDetails {
  * into the HTTP status and the API's one error body, so services never speak HTTP.
  */
 export class AppError extends Error {
+  /** The contract code, as the body carries it. */
+  readonly code: string;
   readonly status: number;
 
   constructor(
-    readonly code: ErrorCode,
+    error: ErrorCode,
     readonly detail: string,
     readonly details?: FieldErrorDetails,
     /** Extra response headers, e.g. Retry-After. */
@@ -53,7 +55,8 @@ export class AppError extends Error {
   ) {
     super(detail);
     this.name = 'AppError';
-    this.status = statusOfCode(code);
+    this.code = error.code;
+    this.status = error.status;
   }
 
   static validation(field: string, reason: FieldErrorReason, detail: string, suggestion?: string): AppError {

@@ -1,33 +1,20 @@
 import { HttpStatus } from '@nestjs/common';
 
-/** A stable business error code (docs/api-conventions.md lists them all, with their statuses). */
-export type ErrorCode = string;
-
-const statusByCode = new Map<string, number>();
-
 /**
- * Adds a code, with the HTTP status it is answered with, to the catalog of codes and returns it.
- * Cross-cutting codes are defined below; a module defines its own in `<module>.errors.ts`, so it
- * adds codes without editing a shared list.
+ * A stable business error code with the HTTP status it is answered with (docs/api-conventions.md
+ * lists them all). Cross-cutting codes are defined below; a module defines its own in
+ * `<module>.errors.ts` and lists them in its `definitions`, so it adds codes without editing a
+ * shared list; the application collects them into one ErrorCatalog (common/registries).
  */
-export function defineErrorCode<const Code extends string>(code: Code, status: number): Code {
+export interface ErrorCode<Code extends string = string> {
+  readonly code: Code;
+  readonly status: number;
+}
+
+/** A code and its status, the name checked; it is in no catalog until a module lists it. */
+export function defineErrorCode<const Code extends string>(code: Code, status: number): ErrorCode<Code> {
   if (!/^[A-Z][A-Z0-9_]*$/.test(code)) throw new Error(`Error code "${code}" is not UPPER_SNAKE_CASE`);
-  const existing = statusByCode.get(code);
-  if (existing !== undefined && existing !== status) throw new Error(`Error code ${code} is defined twice`);
-  statusByCode.set(code, status);
-  return code;
-}
-
-/** The HTTP status of a defined code. */
-export function statusOfCode(code: ErrorCode): number {
-  const status = statusByCode.get(code);
-  if (status === undefined) throw new Error(`Error code ${code} is not defined (defineErrorCode)`);
-  return status;
-}
-
-/** Every defined code with its status. Filled as the modules load: import the application module first. */
-export function errorCodeCatalog(): Array<{ code: string; status: number }> {
-  return [...statusByCode].map(([code, status]) => ({ code, status })).sort((a, b) => a.status - b.status || a.code.localeCompare(b.code));
+  return Object.freeze({ code, status });
 }
 
 // RFC 6585; Nest's HttpStatus enum lacks it.

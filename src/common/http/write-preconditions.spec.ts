@@ -1,5 +1,6 @@
 import { AppError } from '../errors/app-error';
-import { checkRevision, revisionRequirement, type RevisionRequirement } from './write-preconditions';
+import { ErrorCode } from '../errors/error-code';
+import { checkRevision, REVISION_CONFLICT, revisionRequirement, type RevisionRequirement } from './write-preconditions';
 
 const none = { ifMatch: undefined, ifNoneMatch: undefined };
 
@@ -17,9 +18,9 @@ describe('the revision a write requires', () => {
   it('takes If-Match (412 when stale) before expected_revision (409), and nothing from If-Match: *', () => {
     expect(revisionRequirement(none)).toEqual({ kind: 'none' });
     expect(revisionRequirement({ ...none, ifMatch: '*' }, undefined)).toEqual({ kind: 'none' });
-    expect(revisionRequirement(none, 3)).toEqual({ kind: 'revision', revision: 3n, code: 'REVISION_CONFLICT', field: 'expected_revision' });
-    expect(revisionRequirement({ ...none, ifMatch: '"3"' })).toEqual({ kind: 'revision', revision: 3n, code: 'PRECONDITION_FAILED', field: 'If-Match' });
-    expect(revisionRequirement({ ...none, ifMatch: '"3"' }, 3)).toEqual({ kind: 'revision', revision: 3n, code: 'PRECONDITION_FAILED', field: 'If-Match' });
+    expect(revisionRequirement(none, 3)).toEqual({ kind: 'revision', revision: 3n, code: REVISION_CONFLICT, field: 'expected_revision' });
+    expect(revisionRequirement({ ...none, ifMatch: '"3"' })).toEqual({ kind: 'revision', revision: 3n, code: ErrorCode.PRECONDITION_FAILED, field: 'If-Match' });
+    expect(revisionRequirement({ ...none, ifMatch: '"3"' }, 3)).toEqual({ kind: 'revision', revision: 3n, code: ErrorCode.PRECONDITION_FAILED, field: 'If-Match' });
     expect(revisionRequirement({ ...none, ifNoneMatch: '*' }, 3)).toEqual({ kind: 'absent' });
   });
 

@@ -1,7 +1,9 @@
 import { Injectable, ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
-import type { ValidationError, ValidatorOptions } from 'class-validator';
+import { getMetadataStorage, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { AppError, type FieldErrorReason } from '../errors/app-error';
 import { findInJson } from '../json/find-in-json';
+import { Registries } from '../registries/registries';
+import { isRegistryList, registryListValues } from '../registries/registry-list';
 import { ruleCachingValidator } from './rule-caching-validator';
 import { isStorableText } from './storable-text';
 import { validationExceptionFactory } from './validation-exception.factory';
@@ -25,8 +27,9 @@ export class BodyValidationPipe extends ValidationPipe {
   /** class-validator with each class's rules looked up once, not on every request (ADR 0018). */
   private readonly validator: ReturnType<typeof ruleCachingValidator>;
 
-  constructor() {
-    const validator = ruleCachingValidator();
+  constructor(registries: Registries) {
+    // A rule whose values are a registry list (EnumField with registryList) gets this application's values.
+    const validator = ruleCachingValidator(getMetadataStorage(), (constraint) => (isRegistryList(constraint) ? registryListValues(constraint, registries) : constraint));
     // As the validator package too, for the pipe's own look at nested values (getMetadataStorage).
     super({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false, exceptionFactory: validationExceptionFactory, validatorPackage: validator });
     this.validator = validator;

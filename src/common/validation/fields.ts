@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
-import { ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { ArrayMinSize, ArrayUnique, IS_IN, IsArray, IsBoolean, IsOptional, IsString, ValidateBy, ValidateIf, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { isRegistryList, registryEnum, type RegistryList } from '../registries/registry-list';
 import { IsJsonInteger, MAX_JSON_INTEGER, MaxCodePoints, NotBlank, Required } from './field-rules';
 import { DateTime } from './date-time';
 import { LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-rules';
@@ -61,13 +62,12 @@ export function IntegerField(options: FieldDocs & { min: number }) {
 }
 
 /**
- * One of `values` (documented as an enum); anything else is `invalid_value`. `values` is read when
- * a value is checked and when the OpenAPI document is built, never copied: a list that fills as the
- * modules load (the audit actions, src/common/audit/audit-actions.ts) holds every value by then.
+ * One of `values` (documented as an enum); anything else is `invalid_value`. `values` is a fixed
+ * list or a list of the application's registries (registryList: the audit actions, say), which
+ * the validation pipe and the OpenAPI document look up in the application's Registries.
  */
-export function EnumField(options: FieldDocs & { values: readonly string[] }) {
-  const values = options.values as string[];
-  return field(options, { type: String, enum: values }, [IsString(), IsIn(values, { message: () => `must be one of ${values.join(', ')}` })]);
+export function EnumField(options: FieldDocs & { values: readonly string[] | RegistryList }) {
+  return field(options, { type: String, enum: enumOf(options.values) }, [IsString(), OneOf(options.values, { message: (args) => `must be one of ${allowedValues(args).join(', ')}` })]);
 }
 
 /**
@@ -76,15 +76,40 @@ export function EnumField(options: FieldDocs & { values: readonly string[] }) {
  * all of them): not a list is `invalid_type`, too few `too_short`, a value outside `values`
  * `invalid_value`, a repeat `duplicate`.
  */
-export function EnumListField(options: FieldDocs & { values: readonly string[]; minItems: number }) {
-  const values = options.values as string[];
-  return field(options, { type: 'array', items: { type: 'string', enum: values }, minItems: options.minItems, uniqueItems: true }, [
+export function EnumListField(options: FieldDocs & { values: readonly string[] | RegistryList; minItems: number }) {
+  return field(options, { type: 'array', items: { type: 'string', enum: enumOf(options.values) }, minItems: options.minItems, uniqueItems: true }, [
     IsArray(),
     ArrayMinSize(options.minItems),
     IsString({ each: true }),
-    IsIn(values, { each: true, message: () => `each value must be one of ${values.join(', ')}` }),
+    OneOf(options.values, { each: true, message: (args) => `each value must be one of ${allowedValues(args).join(', ')}` }),
     ArrayUnique(),
   ]);
+}
+
+function enumOf(values: readonly string[] | RegistryList): string[] {
+  return isRegistryList(values) ? registryEnum(values) : [...values];
+}
+
+/**
+ * class-validator's IsIn (same name, so the same `invalid_value` reason), whose list may also be a
+ * RegistryList: BodyValidationPipe puts the application's values in its place when it first reads
+ * the class's rules, so a list still unresolved here was validated outside the pipe.
+ */
+function OneOf(values: readonly string[] | RegistryList, validationOptions: ValidationOptions) {
+  return ValidateBy(
+    {
+      name: IS_IN,
+      constraints: [values],
+      validator: { validate: (value: unknown, args?: ValidationArguments) => args !== undefined && allowedValues(args).includes(value as string) },
+    },
+    validationOptions,
+  );
+}
+
+function allowedValues(args: ValidationArguments): readonly string[] {
+  const values: unknown = args.constraints[0];
+  if (!Array.isArray(values)) throw new Error(`${args.targetName}.${args.property}: its values are a registry list, which only BodyValidationPipe resolves`);
+  return values as readonly string[];
 }
 
 /**

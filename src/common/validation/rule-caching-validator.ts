@@ -17,7 +17,10 @@ export type RuleLookup = Pick<MetadataStorage, 'hasValidationMetaData' | 'groupB
 class ClassRuleCache implements RuleLookup {
   private readonly resolved = new WeakMap<Function, Map<string, ValidationMetadata[]>>();
 
-  constructor(private readonly storage: RuleLookup) {}
+  constructor(
+    private readonly storage: RuleLookup,
+    private readonly resolveConstraint: ConstraintResolver,
+  ) {}
 
   get hasValidationMetaData(): boolean {
     return this.storage.hasValidationMetaData;
@@ -32,10 +35,17 @@ class ClassRuleCache implements RuleLookup {
     let rules = byOptions.get(key);
     if (!rules) {
       // Frozen: every validation of the class shares the list, so none may change it.
-      rules = Object.freeze(this.storage.getTargetValidationMetadatas(target, schema, always, strictGroups, groups)) as ValidationMetadata[];
+      rules = Object.freeze(this.storage.getTargetValidationMetadatas(target, schema, always, strictGroups, groups).map((rule) => this.resolve(rule))) as ValidationMetadata[];
       byOptions.set(key, rules);
     }
     return rules;
+  }
+
+  /** The rule itself, or a copy whose constraints the resolver replaced (the storage's rule stays as declared). */
+  private resolve(rule: ValidationMetadata): ValidationMetadata {
+    const constraints = rule.constraints?.map(this.resolveConstraint);
+    if (!constraints || constraints.every((constraint, i) => constraint === rule.constraints[i])) return rule;
+    return Object.assign(Object.create(Object.getPrototypeOf(rule) as object) as ValidationMetadata, rule, { constraints });
   }
 
   groupByPropertyName(metadata: ValidationMetadata[]): Record<string, ValidationMetadata[]> {
@@ -48,13 +58,19 @@ class ClassRuleCache implements RuleLookup {
 }
 
 /**
+ * What a rule's constraint stands for in this validator: the constraint itself, or (for a
+ * RegistryList) the values it names. Applied once per class, when its rules are first read.
+ */
+export type ConstraintResolver = (constraint: unknown) => unknown;
+
+/**
  * A validator package for Nest's ValidationPipe (its `validatorPackage` option): class-validator's
  * validate(), step for step as `Validator.validate` runs it, whose executor reads each class's rules
  * through one ClassRuleCache; `getMetadataStorage` gives the pipe's own look for binary values the
  * same cache.
  */
-export function ruleCachingValidator(storage: RuleLookup = getMetadataStorage()) {
-  const rules = new ClassRuleCache(storage);
+export function ruleCachingValidator(storage: RuleLookup = getMetadataStorage(), resolveConstraint: ConstraintResolver = (constraint) => constraint) {
+  const rules = new ClassRuleCache(storage, resolveConstraint);
   return {
     validate(object: unknown, options?: ValidatorOptions): Promise<ValidationError[]> {
       const executor = new ValidationExecutor(getFromContainer(Validator), options);

@@ -1,7 +1,13 @@
 import { Module } from '@nestjs/common';
+import type { ModuleDefinitions } from '../../common/registries/registries';
 import { DepartmentsController } from './departments.controller';
 import { DepartmentsRepository } from './departments.repository';
 import { DepartmentsService } from './departments.service';
+import { DirectoryAudit } from './directory.audit';
+import { DirectoryError } from './directory.errors';
+import { DirectoryScopeDefinitions } from './directory.scopes';
 
 @Module({ controllers: [DepartmentsController], providers: [DepartmentsService, DepartmentsRepository] })
-export class DirectoryModule {}
+export class DirectoryModule {
+  static readonly definitions: ModuleDefinitions = { scopes: DirectoryScopeDefinitions, errors: DirectoryError, auditActions: DirectoryAudit };
+}

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
+import type { ModuleDefinitions } from '../../common/registries/registries';
 import { AppConfig } from '../../config/app-config';
 import { DatabaseUploadStorage } from './database-upload-storage';
 import { largestUploadBytes } from './multipart-errors.interceptor';
@@ -9,7 +10,9 @@ import { UploadQuota } from './upload-quota';
 import { UploadReceiver } from './upload-receiver';
 import { UploadReceivingModule } from './upload-receiving.module';
 import { UploadStorage } from './upload-storage';
+import { UploadsAudit } from './uploads.audit';
 import { UploadsController } from './uploads.controller';
+import { UploadsError } from './uploads.errors';
 import { UploadsService } from './uploads.service';
 
 /**
@@ -42,4 +45,7 @@ import { UploadsService } from './uploads.service';
   ],
   exports: [UploadLookupService],
 })
-export class UploadsModule {}
+export class UploadsModule {
+  /** No scopes of its own: its routes take the expert suites' manage scope. */
+  static readonly definitions: ModuleDefinitions = { errors: UploadsError, auditActions: UploadsAudit };
+}

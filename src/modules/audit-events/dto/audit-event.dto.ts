@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES } from '../../../common/audit/audit-actions';
+import { registryEnum } from '../../../common/registries/registry-list';
+import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES } from '../audit-lists';
 
 export class AuditActorDto {
   @ApiProperty({ enum: ['api_key', 'cli'], description: '`api_key`: a call of this API; `cli`: the admin command line.' })
@@ -17,10 +18,10 @@ export class AuditEventDto {
   @ApiProperty({ format: 'date-time', description: 'When the change was made (UTC, milliseconds).' })
   occurred_at: string;
 
-  @ApiProperty({ type: String, enum: AUDIT_ACTIONS as string[], description: 'What happened: `<resource_type>.<verb>`.' })
+  @ApiProperty({ type: String, enum: registryEnum(AUDIT_ACTIONS), description: 'What happened: `<resource_type>.<verb>`.' })
   action: string;
 
-  @ApiProperty({ type: String, enum: AUDIT_RESOURCE_TYPES as string[], description: 'The kind of record that changed.' })
+  @ApiProperty({ type: String, enum: registryEnum(AUDIT_RESOURCE_TYPES), description: 'The kind of record that changed.' })
   resource_type: string;
 
   @ApiProperty({ description: 'The identifier of the record that changed (the organization_id for its subscription).' })

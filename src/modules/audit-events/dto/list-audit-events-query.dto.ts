@@ -1,4 +1,4 @@
-import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES } from '../../../common/audit/audit-actions';
+import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES } from '../audit-lists';
 import { PageSize } from '../../../common/pagination/page-size';
 import { PageToken } from '../../../common/pagination/page-token-parameter';
 import { DateTimeField, EnumField, TextField, UuidField } from '../../../common/validation/fields';

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { registryEnum } from '../../../common/registries/registry-list';
 import { EVENT_TYPE_VALUES } from '../event-types';
 
 /** A webhook endpoint on the wire (docs/webhooks.md); its secret is never shown again after create. */
@@ -9,7 +10,7 @@ export class WebhookEndpointDto {
   @ApiProperty({ description: 'Where the events are POSTed.' })
   url: string;
 
-  @ApiProperty({ type: [String], enum: EVENT_TYPE_VALUES, description: 'The audit actions delivered, or `*` for every one.' })
+  @ApiProperty({ type: [String], enum: registryEnum(EVENT_TYPE_VALUES), description: 'The audit actions delivered, or `*` for every one.' })
   event_types: string[];
 
   @ApiProperty({ type: String, nullable: true, description: 'What the endpoint is for; null when none was given.' })
