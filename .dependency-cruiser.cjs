@@ -16,6 +16,8 @@ const MODULE_IMPORTS = {
   uploads: ['^src/modules/expert-suites/expert-suites\\.scopes\\.ts$'],
   // A webhook delivery's payload is the audit event in its wire form.
   webhooks: ['^src/modules/audit-events/audit-event\\.mapper\\.ts$'],
+  // Memberships are part of the department directory: their routes take the directory's scopes.
+  users: ['^src/modules/directory/directory\\.scopes\\.ts$'],
 };
 
 /** Unit tests (the .spec.ts files under src/) may reach across layers and into test/support/ (a catalog test loads the whole app); the cycle and entry-point rules hold for them too. */

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import type { AuditActor } from '../../common/audit/audit-actor';
+import { Clock } from '../../common/clock';
+import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
+import { pageOfRows, startOfPage, type SortValueRange } from '../../common/pagination/page-token';
+import type { MemberDto } from './dto/member.dto';
+import type { MemberPageDto } from './dto/member-page.dto';
+import type { ListMembersQueryDto } from './dto/list-members-query.dto';
+import { toMemberDto } from './member.mapper';
+import { departmentNotFound, MEMBER, MembershipsRepository, userNotFound } from './memberships.repository';
+
+// Member pages are keyset on user_id alone: the token's sort value is always 0.
+const BY_USER_ID: SortValueRange = { min: 0n, max: 0n };
+
+/** Memberships from the department's side: add, remove, list (CONTRACT.md section 11, docs/directory.md). */
+@Injectable()
+export class DepartmentMembersService {
+  constructor(
+    private readonly memberships: MembershipsRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Adds the membership (added: true) or finds it in place (added: false, nothing changed, no event). */
+  async add(organizationId: string, departmentId: string, userId: string, actor: AuditActor): Promise<{ added: boolean; member: MemberDto }> {
+    const result = await this.memberships.add(organizationId, departmentId, userId, { actor, at: this.clock.now() });
+    if (!result) throw departmentNotFound(departmentId);
+    return { added: result.added, member: toMemberDto(result.member) };
+  }
+
+  /**
+   * Under the user's row lock, so the remaining membership that becomes primary is read after every
+   * concurrent add or removal of the same user has committed.
+   */
+  async remove(organizationId: string, departmentId: string, userId: string, actor: AuditActor): Promise<void> {
+    await this.memberships.inTransaction(async () => {
+      const user = await this.memberships.lockUser(organizationId, userId);
+      const removed = user && (await this.memberships.remove(organizationId, departmentId, userId, { actor, at: this.clock.now() }));
+      if (removed) return;
+      if (!(await this.memberships.departmentExists(organizationId, departmentId))) throw departmentNotFound(departmentId);
+      if (!user) throw userNotFound(userId);
+      throw userNotFound(userId, `User ${userId} is not a member of department ${departmentId}.`);
+    });
+  }
+
+  /** Keyset pages on user_id; an empty page is followed by a look at the department, to tell "no members" from "no such department". */
+  async list(organizationId: string, departmentId: string, query: ListMembersQueryDto): Promise<MemberPageDto> {
+    const recursive = query.recursive === 'true';
+    const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+    const tokenQuery = ['department-members', organizationId, departmentId, String(recursive)];
+    const position = startOfPage(tokenQuery, BY_USER_ID, query.page_token, 'recursive');
+    const rows = await this.memberships.usersOfDepartmentPage(MEMBER, { organizationId, departmentId, recursive }, position?.id, pageSize + 1);
+    if (rows.length === 0 && !(await this.memberships.departmentExists(organizationId, departmentId))) throw departmentNotFound(departmentId);
+    const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: '0', id: row.id }));
+    return { items: page.items.map(toMemberDto), next_page_token: page.next_page_token };
+  }
+}

@@ -1,0 +1,230 @@
+import { Injectable } from '@nestjs/common';
+import { AuditStatements, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import { columns, type Columns, type RowOf } from '../../database/columns';
+import { violations } from '../../database/constraint-violations';
+import { RowLock } from '../../database/locks';
+import { SqlHost } from '../../database/sql-host';
+import { Prisma, type User } from '../../generated/prisma/client';
+import { MembershipsAudit } from './memberships.audit';
+
+/** What a department's member list shows of each user. */
+export const MEMBER = columns<User>()('id', 'userName', 'displayName', 'email', 'active', 'primaryDepartmentId', 'revision');
+export type MemberRow = RowOf<typeof MEMBER>;
+
+/**
+ * A subtree with at least this many departments is listed by walking the organization's memberships
+ * in user-id order; a smaller one by merging each department's next members (docs/directory.md,
+ * "Large directories": measured crossover on 10,000 departments and 250,000 memberships).
+ */
+export const WIDE_SUBTREE_DEPARTMENTS = 1000;
+
+export const departmentNotFound = (departmentId: string) =>
+  new AppError(ErrorCode.NOT_FOUND, `No department ${departmentId} exists in this organization.`, { field: 'department_id', reason: 'not_found' });
+export const userNotFound = (userId: string, detail = `No user ${userId} exists in this organization.`) =>
+  new AppError(ErrorCode.NOT_FOUND, detail, { field: 'user_id', reason: 'not_found' });
+
+const ADDED_USER = sqlChanges({ user_id: { old: null, new: Prisma.sql`changed."id"` } });
+
+const REMOVED_USER = sqlChanges({ user_id: { old: Prisma.sql`changed."id"`, new: Prisma.raw('NULL::uuid') } });
+
+/** The outcome of adding a membership: the user as it is afterwards, and whether the statement added it. */
+export interface AddedMembership {
+  added: boolean;
+  member: MemberRow;
+}
+
+/** What the list of a department's members reads: the department's own, or its whole subtree's, each user once. */
+export interface MemberQuery {
+  organizationId: string;
+  departmentId: string;
+  recursive: boolean;
+}
+
+/**
+ * department_members: every statement on memberships, for the department's side (PUT, DELETE, GET
+ * …/members) and for the users list's `department_id` filter, which pages the same statements
+ * (`memberIdsPage`, `usersOfDepartmentPage`). Pages are keyset on user_id.
+ */
+@Injectable()
+export class MembershipsRepository {
+  constructor(
+    private readonly txHost: SqlHost,
+    private readonly audit: AuditStatements,
+  ) {}
+
+  /**
+   * One statement: inserts the membership when the department exists (ON CONFLICT: already a member,
+   * nothing changes), and only then the user's revision + 1, updated_at, the membership as primary
+   * when the user had none, and the `department.member_added` event. The UPDATE of the user waits
+   * for, then re-reads, a user row another writer holds, so a primary cleared by a concurrent
+   * removal is filled by this membership. The insert's foreign keys hold the department and the
+   * user (FOR KEY SHARE) until commit: a delete of either ends one way or the other, and a user
+   * deleted before is refused by the user's foreign key (404). Undefined: no such department.
+   */
+  async add(organizationId: string, departmentId: string, userId: string, context: AuditContext): Promise<AddedMembership | undefined> {
+    const failed = violations({
+      department_members_organization_id_department_id_fkey: () => departmentNotFound(departmentId),
+      department_members_organization_id_user_id_fkey: () => userNotFound(userId),
+    });
+    try {
+      const [row] = await this.txHost.sql.query<MemberRow & { added: boolean }>(Prisma.sql`
+        WITH department AS (SELECT id FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid),
+        inserted AS (
+          INSERT INTO department_members (organization_id, department_id, user_id, created_at)
+          SELECT ${organizationId}::uuid, department.id, ${userId}::uuid, ${context.at} FROM department
+          ON CONFLICT DO NOTHING RETURNING department_id, user_id),
+        changed AS (
+          UPDATE users SET revision = users.revision + 1, updated_at = ${context.at},
+            primary_department_id = COALESCE(users.primary_department_id, inserted.department_id)
+          FROM inserted WHERE users.organization_id = ${organizationId}::uuid AND users.id = inserted.user_id
+          RETURNING ${MEMBER.sql}),
+        ${this.audit.insertFrom(context, Prisma.sql`changed`, {
+          organizationId,
+          action: MembershipsAudit.MemberAdded,
+          resourceId: Prisma.sql`${departmentId}::text`,
+          // The primary changed only when the user had none: then it is this department.
+          changes: Prisma.sql`${ADDED_USER} || ${sqlChanges(
+            {
+              primary_department_id: {
+                old: Prisma.sql`CASE WHEN changed."primaryDepartmentId" = ${departmentId}::uuid THEN NULL ELSE changed."primaryDepartmentId" END`,
+                new: Prisma.sql`changed."primaryDepartmentId"`,
+              },
+            },
+            { onlyChanged: true },
+          )}`,
+        })}
+        SELECT changed.*, true AS added FROM changed
+        UNION ALL
+        SELECT ${MEMBER.sql}, false FROM users
+        WHERE organization_id = ${organizationId}::uuid AND id = ${userId}::uuid AND EXISTS (SELECT 1 FROM department) AND NOT EXISTS (SELECT 1 FROM inserted)`);
+      if (!row) return undefined;
+      const { added, ...member } = row;
+      return { added, member };
+    } catch (error) {
+      throw failed(error);
+    }
+  }
+
+  /** Locks the user's row until the transaction ends (its membership writers take turns); undefined: no such user. */
+  async lockUser(organizationId: string, userId: string): Promise<{ primaryDepartmentId: string | null } | undefined> {
+    const [row] = await this.txHost.sql.query<{ primaryDepartmentId: string | null }>(Prisma.sql`
+      SELECT primary_department_id AS "primaryDepartmentId" FROM users
+      WHERE organization_id = ${organizationId}::uuid AND id = ${userId}::uuid ${RowLock.forUpdate}`);
+    return row;
+  }
+
+  /**
+   * Runs `work` in a SQL transaction (the caller's when there is one): the statements of a removal,
+   * after lockUser, see every membership committed before the lock was granted.
+   */
+  inTransaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.txHost.withSqlTransaction(work);
+  }
+
+  /**
+   * One statement, run after lockUser in the same transaction: deletes the membership; when it was
+   * the primary, the earliest-added remaining membership becomes primary (null when none is left);
+   * the user's revision + 1 and updated_at; the `department.member_removed` event. No row: the
+   * user was not a member.
+   */
+  async remove(organizationId: string, departmentId: string, userId: string, context: AuditContext): Promise<MemberRow | undefined> {
+    const [row] = await this.txHost.sql.query<MemberRow>(Prisma.sql`
+      WITH removed AS (
+        DELETE FROM department_members
+        WHERE organization_id = ${organizationId}::uuid AND department_id = ${departmentId}::uuid AND user_id = ${userId}::uuid
+        RETURNING department_id, user_id),
+      earliest AS (
+        SELECT m.department_id FROM department_members m
+        WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = ${userId}::uuid AND m.department_id <> ${departmentId}::uuid
+        ORDER BY m.seq LIMIT 1),
+      before AS (SELECT primary_department_id FROM users WHERE organization_id = ${organizationId}::uuid AND id = ${userId}::uuid),
+      changed AS (
+        UPDATE users SET revision = users.revision + 1, updated_at = ${context.at},
+          primary_department_id = CASE WHEN users.primary_department_id = removed.department_id
+            THEN (SELECT department_id FROM earliest) ELSE users.primary_department_id END
+        FROM removed WHERE users.organization_id = ${organizationId}::uuid AND users.id = removed.user_id
+        RETURNING ${MEMBER.sql}),
+      ${this.audit.insertFrom(context, Prisma.sql`changed, before`, {
+        organizationId,
+        action: MembershipsAudit.MemberRemoved,
+        resourceId: Prisma.sql`${departmentId}::text`,
+        changes: Prisma.sql`${REMOVED_USER} || ${sqlChanges(
+          { primary_department_id: { old: Prisma.sql`before.primary_department_id`, new: Prisma.sql`changed."primaryDepartmentId"` } },
+          { onlyChanged: true },
+        )}`,
+      })}
+      SELECT * FROM changed`);
+    return row;
+  }
+
+  /** On the primary key: whether the organization has the department (to tell an empty list from an unknown department). */
+  async departmentExists(organizationId: string, departmentId: string): Promise<boolean> {
+    const [row] = await this.txHost.sql.query<{ found: boolean }>(Prisma.sql`
+      SELECT EXISTS (SELECT 1 FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid) AS found`);
+    return row.found;
+  }
+
+  /** The user's departments in the order they were added (its primary need not be first): on the (organization, user, seq) index. */
+  async departmentIdsOf(organizationId: string, userId: string): Promise<string[]> {
+    const rows = await this.txHost.sql.query<{ departmentId: string }>(Prisma.sql`
+      SELECT department_id AS "departmentId" FROM department_members
+      WHERE organization_id = ${organizationId}::uuid AND user_id = ${userId}::uuid ORDER BY seq`);
+    return rows.map((row) => row.departmentId);
+  }
+
+  /**
+   * Up to `limit` users of the department (recursive: of its subtree, each once) with user_id after
+   * `afterUserId`, in user_id order, each read with `list` (columns of users): one statement on
+   * indexes, on the replica (a list may lag). Used by GET …/members and by the users list's
+   * department_id filter. No rows for an unknown department.
+   */
+  usersOfDepartmentPage<Row>(list: Columns<Row>, query: MemberQuery, afterUserId: string | undefined, limit: number): Promise<Row[]> {
+    return this.txHost.replica.query<Row>(Prisma.sql`
+      WITH page AS (${this.memberIdsPage(query, afterUserId, limit)})
+      SELECT ${list.sql} FROM page JOIN users ON users.organization_id = ${query.organizationId}::uuid AND users.id = page.user_id
+      ORDER BY users.id`);
+  }
+
+  /**
+   * The next `limit` member ids after `afterUserId`, as a query of one column `user_id` in user_id
+   * order, for a statement that reads more of each user. Direct members: the membership primary key
+   * (organization, department, user). A subtree, each user once, by one of two plans chosen in the
+   * statement by the subtree's size (docs/directory.md, "Large directories"):
+   * - fewer than WIDE_SUBTREE_DEPARTMENTS departments: each department's next `limit` members on the
+   *   primary key, merged and deduplicated: a page costs a probe per department of the subtree,
+   *   whatever the size of its membership;
+   * - more: the organization's memberships in user_id order (the (organization, user, seq) index),
+   *   each kept when its department's path lies in the subtree's range: a page costs the memberships
+   *   passed over, which is few when the subtree holds much of the organization's membership.
+   */
+  memberIdsPage(query: MemberQuery, afterUserId: string | undefined, limit: number): Prisma.Sql {
+    const { organizationId, departmentId } = query;
+    const after = afterUserId === undefined ? Prisma.empty : Prisma.sql`AND m.user_id > ${afterUserId}::uuid`;
+    if (!query.recursive) {
+      return Prisma.sql`SELECT m.user_id FROM department_members m
+        WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = ${departmentId}::uuid ${after}
+        ORDER BY m.user_id LIMIT ${limit}`;
+    }
+    const root = Prisma.sql`(SELECT path FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid)`;
+    const inSubtree = (alias: string) =>
+      Prisma.raw(`${alias}.path >= subtree_root.path AND ${alias}.path < subtree_root.path || '~'`);
+    return Prisma.sql`
+      WITH subtree_root AS MATERIALIZED ${root},
+      wide AS MATERIALIZED (SELECT count(*) >= ${WIDE_SUBTREE_DEPARTMENTS} AS yes FROM (
+        SELECT 1 FROM departments d, subtree_root WHERE d.organization_id = ${organizationId}::uuid AND ${inSubtree('d')}
+        LIMIT ${WIDE_SUBTREE_DEPARTMENTS}) counted)
+      (SELECT DISTINCT top.user_id FROM departments d CROSS JOIN subtree_root CROSS JOIN LATERAL (
+          SELECT m.user_id FROM department_members m
+          WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = d.id ${after}
+          ORDER BY m.user_id LIMIT ${limit}) top
+        WHERE NOT (SELECT yes FROM wide) AND d.organization_id = ${organizationId}::uuid AND ${inSubtree('d')}
+        ORDER BY top.user_id LIMIT ${limit})
+      UNION ALL
+      (SELECT DISTINCT m.user_id FROM department_members m
+          JOIN departments d ON d.organization_id = m.organization_id AND d.id = m.department_id CROSS JOIN subtree_root
+        WHERE (SELECT yes FROM wide) AND m.organization_id = ${organizationId}::uuid ${after} AND ${inSubtree('d')}
+        ORDER BY m.user_id LIMIT ${limit})`;
+  }
+}
