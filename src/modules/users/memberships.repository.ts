@@ -181,10 +181,11 @@ export class MembershipsRepository {
    * department_id filter. No rows for an unknown department.
    */
   usersOfDepartmentPage<Row>(list: Columns<Row>, query: MemberQuery, afterUserId: string | undefined, limit: number): Promise<Row[]> {
+    // = ANY (ARRAY(…)): the page's ids are probes of the users index, whatever the planner guesses of a page's size.
     return this.txHost.replica.query<Row>(Prisma.sql`
-      WITH page AS (${this.memberIdsPage(query, afterUserId, limit)})
-      SELECT ${list.sql} FROM page JOIN users ON users.organization_id = ${query.organizationId}::uuid AND users.id = page.user_id
-      ORDER BY users.id`);
+      SELECT ${list.sql} FROM users
+      WHERE organization_id = ${query.organizationId}::uuid AND id = ANY (ARRAY(${this.memberIdsPage(query, afterUserId, limit)}))
+      ORDER BY id`);
   }
 
   /**
@@ -208,14 +209,15 @@ export class MembershipsRepository {
         ORDER BY m.user_id LIMIT ${limit}`;
     }
     const root = Prisma.sql`(SELECT path FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid)`;
+    // Scalar subqueries, so that the path range is an index condition on (organization_id, path).
     const inSubtree = (alias: string) =>
-      Prisma.raw(`${alias}.path >= subtree_root.path AND ${alias}.path < subtree_root.path || '~'`);
+      Prisma.raw(`${alias}.path >= (SELECT path FROM subtree_root) AND ${alias}.path < (SELECT path FROM subtree_root) || '~'`);
     return Prisma.sql`
       WITH subtree_root AS MATERIALIZED ${root},
       wide AS MATERIALIZED (SELECT count(*) >= ${WIDE_SUBTREE_DEPARTMENTS} AS yes FROM (
-        SELECT 1 FROM departments d, subtree_root WHERE d.organization_id = ${organizationId}::uuid AND ${inSubtree('d')}
+        SELECT 1 FROM departments d WHERE d.organization_id = ${organizationId}::uuid AND ${inSubtree('d')}
         LIMIT ${WIDE_SUBTREE_DEPARTMENTS}) counted)
-      (SELECT DISTINCT top.user_id FROM departments d CROSS JOIN subtree_root CROSS JOIN LATERAL (
+      (SELECT DISTINCT top.user_id FROM departments d CROSS JOIN LATERAL (
           SELECT m.user_id FROM department_members m
           WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = d.id ${after}
           ORDER BY m.user_id LIMIT ${limit}) top
@@ -223,8 +225,8 @@ export class MembershipsRepository {
         ORDER BY top.user_id LIMIT ${limit})
       UNION ALL
       (SELECT DISTINCT m.user_id FROM department_members m
-          JOIN departments d ON d.organization_id = m.organization_id AND d.id = m.department_id CROSS JOIN subtree_root
-        WHERE (SELECT yes FROM wide) AND m.organization_id = ${organizationId}::uuid ${after} AND ${inSubtree('d')}
+        WHERE (SELECT yes FROM wide) AND m.organization_id = ${organizationId}::uuid ${after}
+          AND (SELECT ${inSubtree('d')} FROM departments d WHERE d.organization_id = m.organization_id AND d.id = m.department_id)
         ORDER BY m.user_id LIMIT ${limit})`;
   }
 }
