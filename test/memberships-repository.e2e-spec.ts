@@ -96,7 +96,7 @@ describe('memberships repository: member pages', () => {
     expect(sizes.slice(1).every((size) => size < WIDE_SUBTREE_DEPARTMENTS)).toBe(true);
   });
 
-  it('reads nothing for an unknown department or another organization\'s, and lists a user\'s departments', async () => {
+  it('reads nothing for an unknown department or another organization\'s, and lists a user\'s departments, one user\'s or a page\'s at once', async () => {
     const other = (await createTenant(fixture.database)).organizationId;
     const id = await idOf(1);
     for (const recursive of [true, false]) {
@@ -104,6 +104,17 @@ describe('memberships repository: member pages', () => {
     }
     const user = (await txHost.sql.query<{ id: string }>(Prisma.sql`SELECT md5(${organizationId} || 'u' || 3)::uuid AS id`))[0].id;
     const departments = await repository.departmentIdsOf(organizationId, user);
-    expect(departments.sort()).toEqual([await idOf(2), await idOf(1 + ((3 * 13) % DEPARTMENTS)), await idOf(1 + ((3 * 29) % DEPARTMENTS))].sort());
+    expect([...departments].sort()).toEqual([await idOf(2), await idOf(1 + ((3 * 13) % DEPARTMENTS)), await idOf(1 + ((3 * 29) % DEPARTMENTS))].sort());
+    const userOf = async (k: number) => (await txHost.sql.query<{ id: string }>(Prisma.sql`SELECT md5(${organizationId} || 'u' || ${k}::int)::uuid AS id`))[0].id;
+    const unknown = '00000000-0000-4000-8000-000000000001';
+    const batch = await repository.departmentIdsOfUsers(organizationId, [user, await userOf(50), unknown]);
+    expect(batch).toEqual(
+      new Map([
+        [user, departments],
+        [await userOf(50), await repository.departmentIdsOf(organizationId, await userOf(50))],
+        [unknown, []],
+      ]),
+    );
+    expect(batch.get(await userOf(50))!.length).toBe(2);
   });
 });

@@ -15,8 +15,8 @@ export type MemberRow = RowOf<typeof MEMBER>;
 
 /**
  * A subtree with at least this many departments is listed by walking the organization's memberships
- * in user-id order; a smaller one by merging each department's next members (docs/directory.md,
- * "Large directories": measured crossover on 10,000 departments and 250,000 memberships).
+ * in user-id order; a smaller one by merging each department's next members
+ * (docs/adr/0024-subtree-member-pages-by-two-plans.md).
  */
 export const WIDE_SUBTREE_DEPARTMENTS = 1000;
 
@@ -172,6 +172,16 @@ export class MembershipsRepository {
       SELECT department_id AS "departmentId" FROM department_members
       WHERE organization_id = ${organizationId}::uuid AND user_id = ${userId}::uuid ORDER BY seq`);
     return rows.map((row) => row.departmentId);
+  }
+
+  /** The departments of each of `userIds` (a page of users) in the order they were added: one statement on the (organization, user, seq) index. */
+  async departmentIdsOfUsers(organizationId: string, userIds: readonly string[]): Promise<Map<string, string[]>> {
+    const rows = await this.txHost.sql.query<{ userId: string; departmentId: string }>(Prisma.sql`
+      SELECT user_id AS "userId", department_id AS "departmentId" FROM department_members
+      WHERE organization_id = ${organizationId}::uuid AND user_id = ANY (${userIds}::uuid[]) ORDER BY user_id, seq`);
+    const byUser = new Map<string, string[]>(userIds.map((id) => [id, []]));
+    for (const row of rows) byUser.get(row.userId)?.push(row.departmentId);
+    return byUser;
   }
 
   /**
