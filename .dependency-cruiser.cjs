@@ -16,7 +16,7 @@ const MODULE_IMPORTS = {
   uploads: ['^src/modules/expert-suites/expert-suites\\.scopes\\.ts$'],
   // A webhook delivery's payload is the audit event in its wire form.
   webhooks: ['^src/modules/audit-events/audit-event\\.mapper\\.ts$'],
-  // Memberships are part of the department directory: their routes take the directory's scopes.
+  // Users are part of the directory: their routes take the directory's scopes (CONTRACT.md section 11).
   users: ['^src/modules/directory/directory\\.scopes\\.ts$'],
 };
 

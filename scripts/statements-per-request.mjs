@@ -79,6 +79,7 @@ async function main() {
     const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
     const replayKey = randomUUID();
     let departmentId;
+    let userId;
     let round = 0;
     const requests = [
       ['POST /departments (new key)', () => fetch(`${base}${API}/departments`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ name: `New ${round++}` }) })],
@@ -87,9 +88,14 @@ async function main() {
       ['GET /departments (a page)', () => fetch(`${base}${API}/departments?page_size=20`, { headers })],
       ['PATCH /expert-suites/{id}', () => fetch(`${base}${API}/expert-suites/${suite.id}`, { method: 'PATCH', headers, body: JSON.stringify({ display_name: `Name ${round++}` }) })],
       ['GET /metering-policy', () => fetch(`${base}${API}/metering-policy`, { headers })],
+      ['POST /users (new key, one department)', () => fetch(`${base}${API}/users`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ user_name: `user-${round++}`, department_ids: [departmentId] }) })],
+      ['PATCH /users/{id}', () => fetch(`${base}${API}/users/${userId}`, { method: 'PATCH', headers, body: JSON.stringify({ display_name: `Name ${round++}` }) })],
+      ['PATCH /users/{id} (department_ids)', () => fetch(`${base}${API}/users/${userId}`, { method: 'PATCH', headers, body: JSON.stringify({ department_ids: round++ % 2 === 0 ? [] : [departmentId] }) })],
     ];
     const made = await (await fetch(`${base}${API}/departments`, { method: 'POST', headers: { ...headers, 'idempotency-key': replayKey }, body: JSON.stringify({ name: 'Replayed' }) })).json();
     departmentId = made.department_id;
+    const user = await (await fetch(`${base}${API}/users`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ user_name: 'patched' }) })).json();
+    userId = user.user_id;
     for (const [, send] of requests) await (await send()).arrayBuffer(); // warm-up: key cache, prepared statements
     await sleep(500);
     console.log('| request | status | statements | of which BEGIN/COMMIT | server connections |');

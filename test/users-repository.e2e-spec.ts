@@ -6,11 +6,13 @@ import { AppError } from '../src/common/errors/app-error';
 import { revisionRequirement } from '../src/common/http/write-preconditions';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
+import { DepartmentsRepository } from '../src/modules/directory/departments.repository';
 import { UsersRepository } from '../src/modules/users/users.repository';
 import { UsersService } from '../src/modules/users/users.service';
 import { createTenant, useTestDatabase } from './support/test-app';
 
 const NO_PRECONDITION = { ifMatch: undefined, ifNoneMatch: undefined };
+const ANY_REVISION = revisionRequirement(NO_PRECONDITION);
 
 /** The answer of a call that throws an AppError, as code and details; undefined when it does not throw. */
 async function refusal(work: Promise<unknown>): Promise<Pick<AppError, 'code' | 'details'> | undefined> {
@@ -25,87 +27,131 @@ async function refusal(work: Promise<unknown>): Promise<Pick<AppError, 'code' | 
 
 /**
  * The users service on its repository and the test database, without HTTP: the rules that the
- * database decides (the unique name, the row lock on a write, the events written by the change's
- * own statement). test/users.e2e-spec.ts drives the same module over HTTP.
+ * database decides (unique user_name by case folding and external_id, memberships of the
+ * organization's departments, the one-statement PATCH standing down for a concurrent writer, the
+ * events written by the change's own statement). test/users.e2e-spec.ts drives the module over HTTP.
  */
 describe('users service and repository', () => {
   const fixture = useTestDatabase();
   let txHost: TransactionHost;
   let service: UsersService;
+  let departments: DepartmentsRepository;
   let organizationId: string;
 
   beforeAll(async () => {
     txHost = new TransactionHost(fixture.database.sql);
-    service = new UsersService(new UsersRepository(txHost, new AuditStatements('off')), new Clock());
+    const audit = new AuditStatements('off');
+    service = new UsersService(new UsersRepository(txHost, audit), new Clock());
+    departments = new DepartmentsRepository(txHost, audit);
     organizationId = (await createTenant(fixture.database)).organizationId;
   });
 
+  const department = async (name = `D ${randomUUID()}`, org = organizationId) =>
+    (await departments.insert(org, { parentId: null, name, externalId: null }, { actor: CLI_ACTOR, at: new Date() }))!.id;
   const eventsOf = (id: string) =>
     txHost.sql.query<{ action: string; revision_before: bigint | null; revision_after: bigint | null; changes: unknown }>(Prisma.sql`
       SELECT action, revision_before, revision_after, changes FROM audit_events WHERE resource_id = ${id} ORDER BY id`);
+  const membershipsOf = async (id: string) =>
+    (await txHost.sql.query<{ department_id: string }>(Prisma.sql`SELECT department_id FROM department_members WHERE user_id = ${id}::uuid ORDER BY seq`)).map(
+      (row) => row.department_id,
+    );
 
-  it('creates at revision 1 with its event, and answers a taken name with USER_NAME_CONFLICT', async () => {
-    const created = await service.create(organizationId, { user_name: 'Alpha' }, CLI_ACTOR);
-    expect(created).toMatchObject({ user_name: 'Alpha', revision: 1 });
-    expect(created.updated_at).toBe(created.created_at);
+  it('creates with its memberships in order and the first as primary, in one event; refuses unknown departments, taken names and external_ids', async () => {
+    const [a, b] = [await department(), await department()];
+    const created = await service.create(organizationId, { user_name: 'Straße', department_ids: [b, a], external_id: 'emp-1' }, CLI_ACTOR);
+    expect(created).toMatchObject({ user_name: 'Straße', department_ids: [b, a], primary_department_id: b, active: true, email: null, revision: 1 });
+    expect(await service.get(organizationId, created.user_id)).toEqual(created);
     expect(await eventsOf(created.user_id)).toEqual([
-      { action: 'user.created', revision_before: null, revision_after: 1n, changes: { user_name: { old: null, new: 'Alpha' } } },
+      {
+        action: 'user.created',
+        revision_before: null,
+        revision_after: 1n,
+        changes: expect.objectContaining({ user_name: { old: null, new: 'Straße' }, department_ids: { old: null, new: [b, a] }, primary_department_id: { old: null, new: b } }),
+      },
     ]);
 
-    expect(await refusal(service.create(organizationId, { user_name: 'Alpha' }, CLI_ACTOR))).toEqual({ code: 'USER_NAME_CONFLICT', details: undefined });
-    const other = await service.create(organizationId, { user_name: 'Beta' }, CLI_ACTOR);
-    expect(await refusal(service.update(organizationId, other.user_id, { user_name: 'Alpha' }, revisionRequirement(NO_PRECONDITION), CLI_ACTOR))).toEqual({
-      code: 'USER_NAME_CONFLICT',
-      details: undefined,
-    });
-    // Another organization may use the name.
-    const elsewhere = (await createTenant(fixture.database)).organizationId;
-    expect((await service.create(elsewhere, { user_name: 'Alpha' }, CLI_ACTOR)).user_name).toBe('Alpha');
+    const foreign = await department('Theirs', (await createTenant(fixture.database)).organizationId);
+    for (const ids of [[a, randomUUID()], [foreign]]) {
+      expect(await refusal(service.create(organizationId, { user_name: `u-${randomUUID()}`, department_ids: ids }, CLI_ACTOR))).toEqual({
+        code: 'DEPARTMENT_NOT_FOUND',
+        details: { field: 'department_ids', reason: 'not_found' },
+      });
+    }
+    expect(await refusal(service.create(organizationId, { user_name: 'STRASSE' }, CLI_ACTOR))).toMatchObject({ code: 'USER_NAME_CONFLICT' });
+    expect(await refusal(service.create(organizationId, { user_name: 'Other', external_id: 'emp-1' }, CLI_ACTOR))).toMatchObject({ code: 'EXTERNAL_ID_CONFLICT' });
+    const [{ count }] = await txHost.sql.query<{ count: bigint }>(Prisma.sql`SELECT count(*) AS count FROM users WHERE organization_id = ${organizationId}::uuid`);
+    expect(count).toBe(1n);
   });
 
-  it('renames at the expected revision (revision + 1, old and new name in the event), keeps a no-op silent, and refuses a stale revision', async () => {
-    const { user_id: id } = await service.create(organizationId, { user_name: 'Gamma' }, CLI_ACTOR);
-    const renamed = await service.update(organizationId, id, { user_name: 'Delta' }, revisionRequirement(NO_PRECONDITION, 1), CLI_ACTOR);
-    expect(renamed).toMatchObject({ user_name: 'Delta', revision: 2 });
-
-    const unchanged = await service.update(organizationId, id, { user_name: 'Delta' }, revisionRequirement(NO_PRECONDITION), CLI_ACTOR);
-    expect(unchanged).toEqual(renamed);
-
-    expect(await refusal(service.update(organizationId, id, { user_name: 'Epsilon' }, revisionRequirement(NO_PRECONDITION, 1), CLI_ACTOR))).toEqual({
-      code: 'REVISION_CONFLICT',
-      details: { field: 'expected_revision', reason: 'revision_mismatch', suggestion: '2' },
+  it('replaces memberships with PATCH (kept ones keep their place, new ones follow, the primary moves on to the earliest remaining), and a no-op writes nothing', async () => {
+    const [a, b, c, d] = [await department(), await department(), await department(), await department()];
+    const { user_id: id } = await service.create(organizationId, { user_name: 'Mover', department_ids: [a, b, c] }, CLI_ACTOR);
+    const moved = await service.update(organizationId, id, { department_ids: [d, c, b] }, revisionRequirement(NO_PRECONDITION, 1), CLI_ACTOR);
+    expect(moved).toMatchObject({ department_ids: [b, c, d], primary_department_id: b, revision: 2 });
+    expect(await membershipsOf(id)).toEqual([b, c, d]);
+    expect((await eventsOf(id)).at(-1)).toEqual({
+      action: 'user.updated',
+      revision_before: 1n,
+      revision_after: 2n,
+      changes: { department_ids: { old: [a, b, c], new: [b, c, d] }, primary_department_id: { old: a, new: b } },
     });
-    expect(await refusal(service.update(organizationId, id, { user_name: 'Epsilon' }, revisionRequirement({ ...NO_PRECONDITION, ifMatch: '"1"' }), CLI_ACTOR))).toEqual({
-      code: 'PRECONDITION_FAILED',
-      details: { field: 'If-Match', reason: 'revision_mismatch', suggestion: '2' },
-    });
-    expect(await service.get(organizationId, id)).toEqual(renamed);
-    expect(await eventsOf(id)).toEqual([
-      expect.objectContaining({ action: 'user.created' }),
-      { action: 'user.updated', revision_before: 1n, revision_after: 2n, changes: { user_name: { old: 'Gamma', new: 'Delta' } } },
-    ]);
+
+    for (const noOp of [{ department_ids: [d, b, c] }, { primary_department_id: b, display_name: null }, {}]) {
+      expect(await service.update(organizationId, id, noOp, ANY_REVISION, CLI_ACTOR)).toEqual(moved);
+    }
+    const primaryOnly = await service.update(organizationId, id, { primary_department_id: d, display_name: 'Mo' }, ANY_REVISION, CLI_ACTOR);
+    expect(primaryOnly).toMatchObject({ department_ids: [b, c, d], primary_department_id: d, display_name: 'Mo', revision: 3 });
+    expect(await refusal(service.update(organizationId, id, { primary_department_id: a }, ANY_REVISION, CLI_ACTOR))).toMatchObject({ code: 'PRIMARY_DEPARTMENT_NOT_MEMBER' });
+    expect(await refusal(service.update(organizationId, id, { primary_department_id: null }, ANY_REVISION, CLI_ACTOR))).toMatchObject({ code: 'PRIMARY_DEPARTMENT_NOT_MEMBER' });
+    expect(await refusal(service.update(organizationId, id, { department_ids: [a, randomUUID()] }, ANY_REVISION, CLI_ACTOR))).toMatchObject({ code: 'DEPARTMENT_NOT_FOUND' });
+    expect(await refusal(service.update(organizationId, id, { active: false }, revisionRequirement(NO_PRECONDITION, 2), CLI_ACTOR))).toMatchObject({ code: 'REVISION_CONFLICT' });
+
+    const emptied = await service.update(organizationId, id, { department_ids: [] }, ANY_REVISION, CLI_ACTOR);
+    expect(emptied).toMatchObject({ department_ids: [], primary_department_id: null, revision: 4 });
+    expect((await eventsOf(id)).map((event) => event.action)).toEqual(['user.created', 'user.updated', 'user.updated', 'user.updated']);
   });
 
-  it('lets one of two writers expecting the same revision through and answers the other REVISION_CONFLICT', async () => {
-    const { user_id: id } = await service.create(organizationId, { user_name: 'Zeta' }, CLI_ACTOR);
-    const writes = ['Eta', 'Theta'].map((name) => refusal(service.update(organizationId, id, { user_name: name }, revisionRequirement(NO_PRECONDITION, 1), CLI_ACTOR)));
-    const outcomes = await Promise.all(writes);
-    expect(outcomes.filter((outcome) => outcome === undefined)).toHaveLength(1);
-    expect(outcomes.find((outcome) => outcome !== undefined)).toEqual({ code: 'REVISION_CONFLICT', details: expect.objectContaining({ suggestion: '2' }) });
-    expect((await service.get(organizationId, id)).revision).toBe(2);
+  it('applies every one of many PATCHes sent at once to one user (a statement that waited for another writer runs again), leaving memberships of exactly the last', async () => {
+    const pool = [await department(), await department(), await department(), await department()];
+    const { user_id: id } = await service.create(organizationId, { user_name: 'Busy', department_ids: [pool[0]] }, CLI_ACTOR);
+    const sets = Array.from({ length: 12 }, (_, index) => [pool[index % 4], pool[(index + 1) % 4]]);
+    const answers = await Promise.all(sets.map((ids, index) => service.update(organizationId, id, { department_ids: ids, display_name: `v${index}` }, ANY_REVISION, CLI_ACTOR)));
+    const final = await service.get(organizationId, id);
+    expect(new Set(answers.map((answer) => answer.revision)).size).toBe(answers.length);
+    expect(final.revision).toBe(1 + answers.length);
+    const last = answers.find((answer) => answer.revision === final.revision)!;
+    expect({ departments: new Set(final.department_ids), memberships: await membershipsOf(id) }).toEqual({ departments: new Set(last.department_ids), memberships: final.department_ids });
+    expect(final.department_ids).toContain(final.primary_department_id);
+    expect(await eventsOf(id)).toHaveLength(1 + answers.length);
   });
 
-  it('deletes at the expected revision with its event, frees the name, and answers NOT_FOUND afterwards and for another organization', async () => {
-    const { user_id: id } = await service.create(organizationId, { user_name: 'Iota' }, CLI_ACTOR);
+  it('deletes at the expected revision with its memberships and one event of its last values, frees user_name and external_id; NOT_FOUND afterwards and for another organization', async () => {
+    const a = await department();
+    const { user_id: id } = await service.create(organizationId, { user_name: 'Iota', external_id: 'emp-iota', department_ids: [a] }, CLI_ACTOR);
     expect(await refusal(service.delete(organizationId, id, revisionRequirement({ ...NO_PRECONDITION, ifMatch: '"2"' }), CLI_ACTOR))).toMatchObject({ code: 'PRECONDITION_FAILED' });
     const elsewhere = (await createTenant(fixture.database)).organizationId;
-    expect(await refusal(service.delete(elsewhere, id, revisionRequirement(NO_PRECONDITION), CLI_ACTOR))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(service.delete(elsewhere, id, ANY_REVISION, CLI_ACTOR))).toMatchObject({ code: 'NOT_FOUND' });
 
     await service.delete(organizationId, id, revisionRequirement({ ...NO_PRECONDITION, ifMatch: '"1"' }), CLI_ACTOR);
     expect(await refusal(service.get(organizationId, id))).toMatchObject({ code: 'NOT_FOUND' });
-    expect(await refusal(service.delete(organizationId, id, revisionRequirement(NO_PRECONDITION), CLI_ACTOR))).toMatchObject({ code: 'NOT_FOUND' });
-    expect((await eventsOf(id)).at(-1)).toEqual({ action: 'user.deleted', revision_before: 1n, revision_after: null, changes: { user_name: { old: 'Iota', new: null } } });
-    expect((await service.create(organizationId, { user_name: 'Iota' }, CLI_ACTOR)).user_name).toBe('Iota');
-    expect(await refusal(service.get(organizationId, randomUUID()))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await membershipsOf(id)).toEqual([]);
+    expect(await refusal(service.delete(organizationId, id, ANY_REVISION, CLI_ACTOR))).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await eventsOf(id)).at(-1)).toEqual({
+      action: 'user.deleted',
+      revision_before: 1n,
+      revision_after: null,
+      changes: {
+        user_name: { old: 'Iota', new: null },
+        display_name: { old: null, new: null },
+        given_name: { old: null, new: null },
+        family_name: { old: null, new: null },
+        email: { old: null, new: null },
+        external_id: { old: 'emp-iota', new: null },
+        active: { old: true, new: null },
+        department_ids: { old: [a], new: null },
+        primary_department_id: { old: a, new: null },
+      },
+    });
+    expect(await service.create(organizationId, { user_name: 'iota', external_id: 'emp-iota' }, CLI_ACTOR)).toMatchObject({ user_name: 'iota' });
   });
 });

@@ -323,17 +323,17 @@ export interface paths {
         };
         /**
          * List users
-         * @description **Required scope:** `admin.v1.users.read`
+         * @description **Required scope:** `admin.v1.user-directory.read`
          *
-         *     Lists the organization's users in the order they were created, one page at a time: pass `next_page_token` as `page_token` for the next page (null on the last one). A token works on every instance and only for the organization that produced it.
+         *     Lists the organization's users one page at a time, in the order they were created (with department_id: by user_id): pass `next_page_token` as `page_token` for the next page (null on the last one), with the same filters. Filters combine: department_id (direct members; recursive=true: members of its subtree, each once), user_name and email (compared by Unicode case folding), external_id (exact), active.
          */
         get: operations["listUsers"];
         put?: never;
         /**
          * Create user
-         * @description **Required scope:** `admin.v1.users.manage`
+         * @description **Required scope:** `admin.v1.user-directory.manage`
          *
-         *     Adds a user to the organization, at revision 1.
+         *     Adds a user to the organization, at revision 1, with its department memberships (in the order of department_ids; the primary one defaults to the first). Writes the audit event `user.created`.
          */
         post: operations["createUser"];
         delete?: never;
@@ -351,7 +351,7 @@ export interface paths {
         };
         /**
          * Get user
-         * @description **Required scope:** `admin.v1.users.read`
+         * @description **Required scope:** `admin.v1.user-directory.read`
          *
          *     Reads one user of the organization, with `ETag: "<revision>"`. With `If-None-Match` holding the current tag the answer is 304 with no body; send the tag as `If-Match` with a PATCH or DELETE to change exactly what was read.
          */
@@ -360,18 +360,18 @@ export interface paths {
         post?: never;
         /**
          * Delete user
-         * @description **Required scope:** `admin.v1.users.manage`
+         * @description **Required scope:** `admin.v1.user-directory.manage`
          *
-         *     Removes a user; its name is free again at once. Writes the audit event `user.deleted` with its last values.
+         *     Removes a user and its memberships; its user_name and external_id are free again at once. Writes the audit event `user.deleted` with its last values.
          */
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
         /**
          * Update user
-         * @description **Required scope:** `admin.v1.users.manage`
+         * @description **Required scope:** `admin.v1.user-directory.manage`
          *
-         *     Renames a user. A request that changes something increments `revision` by exactly 1, sets `updated_at` and writes the audit event `user.updated` with the old and new values; one that changes nothing (no name, or the stored one) returns the user as stored, revision and updated_at untouched, and writes no event. Answers with the new ETag.
+         *     Changes any field of a user but user_id; department_ids replaces the whole set of memberships. A request that changes something increments `revision` by exactly 1, sets `updated_at` and writes the audit event `user.updated` with the old and new values of the fields that changed; one that changes nothing returns the user as stored, revision and updated_at untouched, and writes no event. Answers with the new ETag.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -980,10 +980,47 @@ export interface components {
         };
         CreateUserDto: {
             /**
-             * @description Name of the user, at most 255 characters (code points), unique in the organization. Surrounding white space is trimmed; the rest may not be blank.
-             * @example First user
+             * @description Login name, 1 to 255 characters (code points) in Unicode NFC. Surrounding white space is trimmed and the name is stored and returned in NFC; the rest may not be blank. Unique in the organization by Unicode case folding: "Ann", "ANN" and "ann" are one name.
+             * @example ann.lee
              */
             user_name: string;
+            /**
+             * @description Name shown for the user, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Ann Lee
+             */
+            display_name?: string | null;
+            /**
+             * @description Given name, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Ann
+             */
+            given_name?: string | null;
+            /**
+             * @description Family name, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Lee
+             */
+            family_name?: string | null;
+            /**
+             * @description Mail address as an addr-spec (`local@domain`, no display name), at most 254 characters, stored as sent. Not unique: two users may share a mailbox. Null clears it.
+             * @example ann.lee@example.com
+             */
+            email?: string | null;
+            /**
+             * @description Identifier in the source system, unique within the organization; at most 512 characters (code points). Stored exactly as sent, so it may not be blank or start or end with white space. Null clears it.
+             * @example emp-1001
+             */
+            external_id?: string | null;
+            /**
+             * @description Whether the user is active; true when created without it.
+             * @example true
+             */
+            active?: boolean;
+            /** @description The departments the user belongs to, in this order (absent: none). Distinct ids (any letter case; returned lower-case) of departments of the organization, at most 50; an unknown one is 422 DEPARTMENT_NOT_FOUND. */
+            department_ids?: string[];
+            /**
+             * Format: uuid
+             * @description One of department_ids (else 400 `conflicting_fields`); absent: the first of them. Null only with no department_ids.
+             */
+            primary_department_id?: string | null;
         };
         UserDto: {
             /**
@@ -991,11 +1028,42 @@ export interface components {
              * @description Identifier of the user.
              */
             user_id: string;
-            /** @description Name of the user, trimmed. */
+            /**
+             * @description Login name, trimmed, in NFC; unique in the organization by Unicode case folding.
+             * @example ann.lee
+             */
             user_name: string;
             /**
+             * @description Name shown for the user.
+             * @example Ann Lee
+             */
+            display_name: string | null;
+            /** @example Ann */
+            given_name: string | null;
+            /** @example Lee */
+            family_name: string | null;
+            /**
+             * @description Mail address (addr-spec); not unique.
+             * @example ann.lee@example.com
+             */
+            email: string | null;
+            /**
+             * @description Identifier in the source system, unique within the organization.
+             * @example emp-1001
+             */
+            external_id: string | null;
+            /** @description Whether the user is active. */
+            active: boolean;
+            /** @description The departments the user belongs to, in the order the memberships were added. */
+            department_ids: string[];
+            /**
+             * Format: uuid
+             * @description One of department_ids; null only when department_ids is empty.
+             */
+            primary_department_id: string | null;
+            /**
              * Format: int64
-             * @description 1 at creation, +1 per change. The ETag is this revision in quotes; send it as If-Match, or the revision as expected_revision, to change exactly what you read.
+             * @description 1 at creation, +1 per change (memberships included). The ETag is this revision in quotes; send it as If-Match, or the revision as expected_revision, to change exactly what you read.
              */
             revision: number;
             /**
@@ -1010,7 +1078,7 @@ export interface components {
             updated_at: string;
         };
         UserPageDto: {
-            /** @description In the order they were created. */
+            /** @description Ordered by creation; with department_id, by user_id. */
             items: components["schemas"]["UserDto"][];
             /** @description Pass as page_token for the next page; null on the last page. */
             next_page_token: string | null;
@@ -1022,10 +1090,47 @@ export interface components {
              */
             expected_revision?: number;
             /**
-             * @description New name, at most 255 characters (code points), unique in the organization. Surrounding white space is trimmed; the rest may not be blank.
-             * @example Renamed user
+             * @description Login name, 1 to 255 characters (code points) in Unicode NFC. Surrounding white space is trimmed and the name is stored and returned in NFC; the rest may not be blank. Unique in the organization by Unicode case folding: "Ann", "ANN" and "ann" are one name.
+             * @example ann.lee
              */
             user_name?: string;
+            /**
+             * @description Name shown for the user, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Ann Lee
+             */
+            display_name?: string | null;
+            /**
+             * @description Given name, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Ann
+             */
+            given_name?: string | null;
+            /**
+             * @description Family name, at most 255 characters (code points), stored as sent. Null clears it; absent on create: none.
+             * @example Lee
+             */
+            family_name?: string | null;
+            /**
+             * @description Mail address as an addr-spec (`local@domain`, no display name), at most 254 characters, stored as sent. Not unique: two users may share a mailbox. Null clears it.
+             * @example ann.lee@example.com
+             */
+            email?: string | null;
+            /**
+             * @description Identifier in the source system, unique within the organization; at most 512 characters (code points). Stored exactly as sent, so it may not be blank or start or end with white space. Null clears it.
+             * @example emp-1001
+             */
+            external_id?: string | null;
+            /**
+             * @description Whether the user is active; true when created without it.
+             * @example true
+             */
+            active?: boolean;
+            /** @description Replaces the whole set of memberships: departments kept keep their place, new ones follow in this order, the others are left. Distinct ids (any letter case; returned lower-case) of departments of the organization, at most 50; an unknown one is 422 DEPARTMENT_NOT_FOUND. */
+            department_ids?: string[];
+            /**
+             * Format: uuid
+             * @description One of the user's departments after this change (of department_ids when sent: else 400 `conflicting_fields`; of the stored ones otherwise: else 422 PRIMARY_DEPARTMENT_NOT_MEMBER). Absent: kept while it stays a membership, else the earliest-added remaining one. Null only when no membership remains.
+             */
+            primary_department_id?: string | null;
         };
         MemberDto: {
             /**
@@ -3352,9 +3457,21 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
+                /** @description Only the direct members of this department (a uuid in any case); with recursive=true the members of its whole subtree, each user once. With it the list is ordered by user_id, without it by creation. */
+                department_id?: string;
+                /** @description `true`: with department_id, the members of every department below it too. Needs department_id. Default false. */
+                recursive?: boolean;
+                /** @description Only the user with this user_name, compared by Unicode case folding (a list of zero or one). */
+                user_name?: string;
+                /** @description Only the users with this email, compared by Unicode case folding. */
+                email?: string;
+                /** @description Only the user with this external_id, compared exactly (a list of zero or one). */
+                external_id?: string;
+                /** @description `true`: only active users; `false`: only inactive ones. */
+                active?: boolean;
                 /** @description Items per page, 1 to 100 (default 20). */
                 page_size?: number;
-                /** @description The previous answer's next_page_token; absent for the first page. */
+                /** @description The previous answer's next_page_token, with the same filters; absent for the first page. */
                 page_token?: string;
             };
             header?: never;
@@ -3376,7 +3493,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPageDto"];
                 };
             };
-            /** @description - `VALIDATION_FAILED`: A query parameter is invalid (page_size outside 1–100, a page_token of another query, an unknown parameter); details names it. */
+            /** @description - `VALIDATION_FAILED`: A query parameter is invalid (page_size outside 1–100, a page_token of another query, recursive without department_id, an unknown parameter); details names it. */
             400: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -3398,7 +3515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.users.read. */
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.read. */
             403: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -3515,7 +3632,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.users.manage. */
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
             403: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -3529,7 +3646,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - `USER_NAME_CONFLICT`: Another user of the organization already has this name.
+             * @description - `USER_NAME_CONFLICT`: Another user of the organization already has this user_name (compared by Unicode case folding).
+             *     - `EXTERNAL_ID_CONFLICT`: Another user of the organization already has this external_id.
              *
              *     - `IDEMPOTENCY_REQUEST_IN_PROGRESS`: A request with the same Idempotency-Key is still being processed; retry after the Retry-After seconds.
              */
@@ -3571,7 +3689,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used before with a different request (method, path or body). */
+            /**
+             * @description - `DEPARTMENT_NOT_FOUND`: department_ids names a department that is not one of the organization's; details.field is department_ids.
+             *
+             *     - `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used before with a different request (method, path or body).
+             */
             422: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -3694,7 +3816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.users.read. */
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.read. */
             403: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -3815,7 +3937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.users.manage. */
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
             403: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -3960,7 +4082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.users.manage. */
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
             403: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -3988,7 +4110,8 @@ export interface operations {
             };
             /**
              * @description - `REVISION_CONFLICT`: expected_revision differs from the stored revision (details.suggestion is the current one); nothing changed.
-             *     - `USER_NAME_CONFLICT`: Another user of the organization already has this name.
+             *     - `USER_NAME_CONFLICT`: Another user of the organization already has this user_name (compared by Unicode case folding).
+             *     - `EXTERNAL_ID_CONFLICT`: Another user of the organization already has this external_id.
              */
             409: {
                 headers: {
@@ -4030,6 +4153,22 @@ export interface operations {
             };
             /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
             415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description - `DEPARTMENT_NOT_FOUND`: department_ids names a department that is not one of the organization's; details.field is department_ids.
+             *     - `PRIMARY_DEPARTMENT_NOT_MEMBER`: primary_department_id (sent without department_ids) is not one of the user's departments, or is null while it has some.
+             */
+            422: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;

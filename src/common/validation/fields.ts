@@ -104,7 +104,7 @@ export function BooleanField(options: FieldDocs = {}) {
  * The documentation, the presence rule, then the field's own rules, applied as if written in that
  * order on the property (TypeScript applies property decorators bottom-up, so the list is reversed).
  */
-function field(docs: FieldDocs, schema: ApiPropertyOptions, rules: PropertyDecorator[]): PropertyDecorator {
+export function field(docs: FieldDocs, schema: ApiPropertyOptions, rules: PropertyDecorator[]): PropertyDecorator {
   const presence = docs.presence ?? 'optional';
   const documented = {
     ...schema,

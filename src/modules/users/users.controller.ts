@@ -17,7 +17,7 @@ import { UserPageDto } from './dto/user-page.dto';
 import { ListUsersQueryDto } from './dto/list-users-query.dto';
 import { UpdateUserDto } from './dto/update-user.dto';
 import { UsersError } from './users.errors';
-import { UsersScope } from './users.scopes';
+import { DirectoryScope as UsersScope } from '../directory/directory.scopes';
 import { UsersService } from './users.service';
 
 const ETAG_HEADER = {
@@ -48,11 +48,34 @@ export class UsersController {
   @Post()
   @RequireScope(UsersScope.Manage)
   @Idempotent()
-  @ApiOperation({ operationId: 'createUser', summary: 'Create user', description: 'Adds a user to the organization, at revision 1.' })
+  @ApiOperation({
+    operationId: 'createUser',
+    summary: 'Create user',
+    description:
+      'Adds a user to the organization, at revision 1, with its department memberships (in the order of department_ids; the primary one ' +
+      'defaults to the first). Writes the audit event `user.created`.',
+  })
+  @ApiJsonBody(CreateUserDto, {
+    minimal: { summary: 'A user with no department', value: { user_name: 'ann.lee', display_name: 'Ann Lee', email: 'ann.lee@example.com' } },
+    withDepartments: {
+      summary: 'A user in departments',
+      description: 'department_ids must name departments of your organization: paste the department_id of ones you created.',
+      value: {
+        user_name: 'bo.chen',
+        given_name: 'Bo',
+        family_name: 'Chen',
+        external_id: 'emp-1002',
+        department_ids: ['3fa85f64-5717-4562-b3fc-2c963f66afa6'],
+        primary_department_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
+      },
+    },
+  })
   @ApiCreatedResponse({ type: UserDto, description: 'The created user.', headers: IDEMPOTENT_SUCCESS_HEADERS })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'A body value breaks its schema or an unknown field was sent; details names the first failing field.'],
-    [UsersError.USER_NAME_CONFLICT, 'Another user of the organization already has this name.'],
+    [UsersError.USER_NAME_CONFLICT, 'Another user of the organization already has this user_name (compared by Unicode case folding).'],
+    [UsersError.EXTERNAL_ID_CONFLICT, 'Another user of the organization already has this external_id.'],
+    [UsersError.DEPARTMENT_NOT_FOUND, 'department_ids names a department that is not one of the organization\'s; details.field is department_ids.'],
   )
   create(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: AuditActor, @Body() body: CreateUserDto): Promise<UserDto> {
     return this.users.create(principal.organizationId, body, actor);
@@ -90,11 +113,13 @@ export class UsersController {
     operationId: 'listUsers',
     summary: 'List users',
     description:
-      'Lists the organization\'s users in the order they were created, one page at a time: pass `next_page_token` as ' +
-      '`page_token` for the next page (null on the last one). A token works on every instance and only for the organization that produced it.',
+      'Lists the organization\'s users one page at a time, in the order they were created (with department_id: by user_id): pass ' +
+      '`next_page_token` as `page_token` for the next page (null on the last one), with the same filters. Filters combine: department_id ' +
+      '(direct members; recursive=true: members of its subtree, each once), user_name and email (compared by Unicode case folding), ' +
+      'external_id (exact), active.',
   })
   @ApiOkResponse({ type: UserPageDto, description: 'One page of users.' })
-  @ApiErrorResponses([ErrorCode.VALIDATION_FAILED, 'A query parameter is invalid (page_size outside 1–100, a page_token of another query, an unknown parameter); details names it.'])
+  @ApiErrorResponses([ErrorCode.VALIDATION_FAILED, 'A query parameter is invalid (page_size outside 1–100, a page_token of another query, recursive without department_id, an unknown parameter); details names it.'])
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListUsersQueryDto): Promise<UserPageDto> {
     return this.users.list(principal.organizationId, query);
   }
@@ -105,19 +130,25 @@ export class UsersController {
     operationId: 'updateUser',
     summary: 'Update user',
     description:
-      'Renames a user. A request that changes something increments `revision` by exactly 1, sets `updated_at` and writes the ' +
-      'audit event `user.updated` with the old and new values; one that changes nothing (no name, or the stored one) returns the ' +
-      'user as stored, revision and updated_at untouched, and writes no event. Answers with the new ETag.',
+      'Changes any field of a user but user_id; department_ids replaces the whole set of memberships. A request that changes something ' +
+      'increments `revision` by exactly 1, sets `updated_at` and writes the audit event `user.updated` with the old and new values of the ' +
+      'fields that changed; one that changes nothing returns the user as stored, revision and updated_at untouched, and writes no event. ' +
+      'Answers with the new ETag.',
   })
   @ApiParam(ID_PARAM)
   @ApiHeader(IF_MATCH_HEADER)
   @ApiHeader(IF_NONE_MATCH_ON_WRITE)
   @ApiJsonBody(UpdateUserDto, {
-    rename: { summary: 'Rename', value: { name: 'Renamed user' } },
+    deactivate: { summary: 'Deactivate', value: { active: false } },
     guarded: {
       summary: 'Only if unchanged since read',
       description: 'expected_revision is the revision of your last read; a stale one is 409 REVISION_CONFLICT.',
-      value: { expected_revision: 1, name: 'Renamed user' },
+      value: { expected_revision: 1, display_name: 'Ann Lee-Park', email: 'ann.park@example.com' },
+    },
+    departments: {
+      summary: 'Replace the memberships',
+      description: 'department_ids must name departments of your organization; an empty list removes every membership.',
+      value: { department_ids: ['3fa85f64-5717-4562-b3fc-2c963f66afa6'], primary_department_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' },
     },
   })
   @ApiOkResponse({ type: UserDto, description: 'The current or updated user.', headers: ETAG_HEADER })
@@ -126,7 +157,10 @@ export class UsersController {
     [ErrorCode.NOT_FOUND, 'The organization has no user with this id.'],
     [REVISION_CONFLICT, 'expected_revision differs from the stored revision (details.suggestion is the current one); nothing changed.'],
     [ErrorCode.PRECONDITION_FAILED, 'If-Match names another revision than the stored one (details.suggestion is the current one), or If-None-Match is *; nothing changed.'],
-    [UsersError.USER_NAME_CONFLICT, 'Another user of the organization already has this name.'],
+    [UsersError.USER_NAME_CONFLICT, 'Another user of the organization already has this user_name (compared by Unicode case folding).'],
+    [UsersError.EXTERNAL_ID_CONFLICT, 'Another user of the organization already has this external_id.'],
+    [UsersError.DEPARTMENT_NOT_FOUND, 'department_ids names a department that is not one of the organization\'s; details.field is department_ids.'],
+    [UsersError.PRIMARY_DEPARTMENT_NOT_MEMBER, 'primary_department_id (sent without department_ids) is not one of the user\'s departments, or is null while it has some.'],
   )
   async update(
     @CurrentPrincipal() principal: Principal,
@@ -148,7 +182,8 @@ export class UsersController {
   @ApiOperation({
     operationId: 'deleteUser',
     summary: 'Delete user',
-    description: 'Removes a user; its name is free again at once. Writes the audit event `user.deleted` with its last values.',
+    description:
+      'Removes a user and its memberships; its user_name and external_id are free again at once. Writes the audit event `user.deleted` with its last values.',
   })
   @ApiParam(ID_PARAM)
   @ApiHeader(IF_MATCH_HEADER)

@@ -1,27 +1,105 @@
 import { Injectable } from '@nestjs/common';
-import { AuditStatements, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
+import { AuditStatements, created, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
 import { AppError } from '../../common/errors/app-error';
-import { caselessKey } from '../../common/text/caseless-key';
 import type { KeysetPosition } from '../../common/pagination/page-token';
+import { caselessKey } from '../../common/text/caseless-key';
 import { columns, type RowOf } from '../../database/columns';
 import { violations } from '../../database/constraint-violations';
 import { RowLock } from '../../database/locks';
 import { SqlHost } from '../../database/sql-host';
 import { Prisma, type User } from '../../generated/prisma/client';
+import { PATCHED_USER_COLUMNS, type PatchedUserField } from './user-fields-sql';
 import { UsersAudit } from './users.audit';
 import { UsersError } from './users.errors';
 
-export const USER = columns<User>()('id', 'userName', 'revision', 'seq', 'createdAt', 'updatedAt');
-export type UserRow = RowOf<typeof USER>;
+const USER_FIELDS = [
+  'id',
+  'userName',
+  'displayName',
+  'givenName',
+  'familyName',
+  'email',
+  'externalId',
+  'active',
+  'primaryDepartmentId',
+  'revision',
+  'seq',
+  'createdAt',
+  'updatedAt',
+] as const;
+const USER = columns<User>()(...USER_FIELDS);
+const CHANGED_USER = columns<User>('u')(...USER_FIELDS);
 
-// The unique index of @@unique([organizationId, name]) in prisma/schema.prisma, by the name its
-// migration gives it (a name no migration creates is a type error).
+/** A user with its memberships' department ids, in the order they were added. */
+export type UserRow = RowOf<typeof USER> & { departmentIds: string[] };
+
+/** The wire fields of a new user, normalized by validation. */
+export interface NewUser {
+  userName: string;
+  displayName: string | null;
+  givenName: string | null;
+  familyName: string | null;
+  email: string | null;
+  externalId: string | null;
+  active: boolean;
+  departmentIds: string[];
+  primaryDepartmentId: string | null;
+}
+
+/** What a PATCH asks: the direct fields sent (wire name → value), and the memberships when sent. */
+export interface UserPatch {
+  fields: Partial<Record<PatchedUserField, string | boolean | null>>;
+  departmentIds?: string[];
+  /** undefined: not sent. */
+  primaryDepartmentId?: string | null;
+  /** The revision the stored row must be at (expected_revision or If-Match). */
+  revision?: bigint;
+}
+
+export interface UserFilters {
+  departmentId?: string;
+  recursive?: boolean;
+  userName?: string;
+  email?: string;
+  externalId?: string;
+  active?: boolean;
+}
+
+// The database, not this code, enforces uniqueness and references; these are its answers.
 const conflicts = violations({
   users_organization_id_user_name_key_key: () =>
-    new AppError(UsersError.USER_NAME_CONFLICT, 'Another user of the organization already has this name.'),
+    new AppError(UsersError.USER_NAME_CONFLICT, 'Another user of the organization already has this user_name (compared by Unicode case folding).'),
+  users_organization_id_external_id_key: () => new AppError(UsersError.EXTERNAL_ID_CONFLICT, 'Another user of the organization already has this external_id.'),
+  // A department removed after the statement read it, before the membership's key check.
+  department_members_organization_id_department_id_fkey: () => departmentNotFound(),
+  users_organization_id_id_primary_department_id_fkey: () => primaryNotMember(),
 });
 
-/** The users table: every statement of the users module. Each write also writes its audit event and webhook deliveries (docs/audit.md). */
+export const departmentNotFound = () =>
+  new AppError(UsersError.DEPARTMENT_NOT_FOUND, 'department_ids names a department that does not exist in this organization.', {
+    field: 'department_ids',
+    reason: 'not_found',
+  });
+
+export const primaryNotMember = () =>
+  new AppError(
+    UsersError.PRIMARY_DEPARTMENT_NOT_MEMBER,
+    'primary_department_id must name one of the user\'s departments, and may be null only when the user has none.',
+    { field: 'primary_department_id', reason: 'invalid_value' },
+  );
+
+/** The memberships of the user row `alias`, in the order they were added, as uuid[] (the index on (organization_id, user_id, seq)). */
+const departmentIdsOf = (alias: string) =>
+  Prisma.raw(`ARRAY(SELECT m.department_id FROM department_members AS m WHERE m.organization_id = ${alias}.organization_id AND m.user_id = ${alias}.id ORDER BY m.seq)`);
+
+const DEPARTMENT_IDS = Prisma.sql`to_jsonb(${departmentIdsOf('users')}) AS "departmentIds"`;
+
+/** A JSON array of uuids sent as one jsonb parameter, with each element's position. */
+const uuidsWithOrdinality = (ids: readonly string[], alias: string) =>
+  Prisma.sql`jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) WITH ORDINALITY AS ${Prisma.raw(alias)}(id, ord)`;
+const uuidArray = (ids: readonly string[]) => Prisma.sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`;
+
+/** The users table and the memberships written with it: every statement of the users module. Each write also writes its audit event and webhook deliveries (docs/audit.md). */
 @Injectable()
 export class UsersRepository {
   constructor(
@@ -29,23 +107,53 @@ export class UsersRepository {
     private readonly audit: AuditStatements,
   ) {}
 
-  /** One statement, in the caller's transaction (the idempotency record's); the unique index refuses a taken name. */
-  async insert(organizationId: string, name: string, context: AuditContext): Promise<UserRow> {
+  /**
+   * One statement, in the caller's transaction (the idempotency record's): the user, its
+   * memberships in the order sent and the `user.created` event. Undefined when a department of
+   * `departmentIds` is not one of the organization's (nothing is written). A department deleted
+   * at the same moment fails the membership's foreign key (DEPARTMENT_NOT_FOUND); the unique
+   * indexes refuse a taken user_name or external_id.
+   */
+  async insert(organizationId: string, user: NewUser, context: AuditContext): Promise<UserRow | undefined> {
+    const memberships =
+      user.departmentIds.length === 0
+        ? Prisma.empty
+        : Prisma.sql`members AS (
+            INSERT INTO department_members (organization_id, department_id, user_id, created_at)
+            SELECT ${organizationId}::uuid, wanted.id, changed.id, ${context.at} FROM changed, wanted ORDER BY wanted.ord
+            RETURNING department_id),`;
     try {
       const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
-        WITH changed AS (
-          INSERT INTO users (id, organization_id, user_name, user_name_key, created_at, updated_at)
-          VALUES (gen_random_uuid(), ${organizationId}::uuid, ${name}, ${caselessKey(name)}, ${context.at}, ${context.at})
+        WITH wanted AS (
+          SELECT d.id, w.ord FROM ${uuidsWithOrdinality(user.departmentIds, 'w')}
+          JOIN departments AS d ON d.organization_id = ${organizationId}::uuid AND d.id = w.id::uuid),
+        changed AS (
+          INSERT INTO users (id, organization_id, user_name, user_name_key, display_name, given_name, family_name, email, external_id, active,
+            primary_department_id, created_at, updated_at)
+          SELECT gen_random_uuid(), ${organizationId}::uuid, ${user.userName}, ${caselessKey(user.userName)}, ${user.displayName}::text, ${user.givenName}::text,
+            ${user.familyName}::text, ${user.email}::text, ${user.externalId}::text, ${user.active}, ${user.primaryDepartmentId}::uuid, ${context.at}, ${context.at}
+          WHERE (SELECT count(*) FROM wanted) = ${user.departmentIds.length}
           RETURNING *),
+        ${memberships}
         ${this.audit.insertFrom(context, Prisma.sql`changed`, {
           organizationId,
           action: UsersAudit.Created,
           resourceId: Prisma.sql`changed.id::text`,
           revisionBefore: null,
           revisionAfter: Prisma.sql`changed.revision`,
-          changes: sqlChanges({ user_name: { old: null, new: Prisma.sql`changed.user_name` } }),
+          changes: created({
+            user_name: user.userName,
+            display_name: user.displayName,
+            given_name: user.givenName,
+            family_name: user.familyName,
+            email: user.email,
+            external_id: user.externalId,
+            active: user.active,
+            department_ids: user.departmentIds,
+            primary_department_id: user.primaryDepartmentId,
+          }),
         })}
-        SELECT ${USER.sql} FROM changed`);
+        SELECT ${USER.sql}, ${JSON.stringify(user.departmentIds)}::jsonb AS "departmentIds" FROM changed`);
       return row;
     } catch (error) {
       throw conflicts(error);
@@ -55,69 +163,186 @@ export class UsersRepository {
   /** On the primary key; another organization's user is as missing as one that never was. */
   async findById(organizationId: string, id: string): Promise<UserRow | undefined> {
     const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
-      SELECT ${USER.sql} FROM users WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid`);
+      SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid`);
     return row;
   }
 
-  /**
-   * Runs `work` in a SQL transaction (the caller's when there is one) on the row as it is once
-   * locked (undefined: there is no such row): writers of one user, on any instance,
-   * take turns here, so each sees the revision the one before it left. `work` calls rename or
-   * delete with the row to change it.
-   */
-  withLocked<T>(organizationId: string, id: string, work: (current: UserRow | undefined) => Promise<T>): Promise<T> {
+  /** How many of `ids` are departments of the organization. */
+  async countDepartments(organizationId: string, ids: readonly string[]): Promise<number> {
+    const [row] = await this.txHost.sql.query<{ count: bigint }>(Prisma.sql`
+      SELECT count(*) AS count FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ANY(${uuidArray(ids)})`);
+    return Number(row.count);
+  }
+
+  /** Runs `work` in a SQL transaction (the caller's when there is one) with the user's row locked: the way of a write that lost a race twice. */
+  withLocked<T>(organizationId: string, id: string, work: () => Promise<T>): Promise<T> {
     return this.txHost.withSqlTransaction(async () => {
-      const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
-        SELECT ${USER.sql} FROM users WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid ${RowLock.forUpdate}`);
-      return work(row);
+      await this.txHost.sql.query(Prisma.sql`SELECT id FROM users WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid ${RowLock.forUpdate}`);
+      return work();
     });
   }
 
-  /** Up to `limit` rows after `position`, in (seq, id) order: one statement on the keyset index, read on the replica (it may lag). */
-  list(organizationId: string, position: KeysetPosition | undefined, limit: number): Promise<UserRow[]> {
-    const after = position ? Prisma.sql`AND (seq, id) > (${position.after}::bigint, ${position.id}::uuid)` : Prisma.empty;
+  /**
+   * Up to `limit` users matching `filters` after `position`, read on the replica (it may lag).
+   * Without department_id in (seq, id) order on (organization_id, seq, id); with it in user id
+   * order: direct members on the membership key (organization_id, department_id, user_id), a
+   * subtree's members through the departments' path range (each user once, as a semi-join).
+   */
+  list(organizationId: string, filters: UserFilters, position: KeysetPosition | undefined, limit: number): Promise<UserRow[]> {
+    const conditions = [Prisma.sql`users.organization_id = ${organizationId}::uuid`];
+    if (filters.userName !== undefined) conditions.push(Prisma.sql`users.user_name_key = ${caselessKey(filters.userName)}`);
+    if (filters.email !== undefined) conditions.push(Prisma.sql`caseless_key(users.email) = ${caselessKey(filters.email)}`);
+    if (filters.externalId !== undefined) conditions.push(Prisma.sql`users.external_id = ${filters.externalId}`);
+    if (filters.active !== undefined) conditions.push(Prisma.sql`users.active = ${filters.active}`);
+    if (filters.departmentId === undefined) {
+      if (position) conditions.push(Prisma.sql`(users.seq, users.id) > (${position.after}::bigint, ${position.id}::uuid)`);
+      return this.txHost.replica.query<UserRow>(Prisma.sql`
+        SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users WHERE ${Prisma.join(conditions, ' AND ')}
+        ORDER BY users.seq, users.id LIMIT ${limit}`);
+    }
+    if (position) conditions.push(Prisma.sql`users.id > ${position.id}::uuid`);
+    const members = filters.recursive
+      ? Prisma.sql`SELECT m.user_id FROM departments AS top
+          JOIN departments AS d ON d.organization_id = top.organization_id AND d.path >= top.path AND d.path < top.path || '~'
+          JOIN department_members AS m ON m.organization_id = d.organization_id AND m.department_id = d.id
+          WHERE top.organization_id = ${organizationId}::uuid AND top.id = ${filters.departmentId}::uuid`
+      : Prisma.sql`SELECT m.user_id FROM department_members AS m
+          WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = ${filters.departmentId}::uuid`;
     return this.txHost.replica.query<UserRow>(Prisma.sql`
-      SELECT ${USER.sql} FROM users WHERE organization_id = ${organizationId}::uuid ${after}
-      ORDER BY seq, id LIMIT ${limit}`);
+      SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users
+      WHERE ${Prisma.join(conditions, ' AND ')} AND users.id IN (${members})
+      ORDER BY users.id LIMIT ${limit}`);
   }
 
-  /** Renames the row `current` (locked by withLocked), revision + 1, with the `user.updated` event holding the old name and the new one. */
-  async rename(organizationId: string, current: UserRow, name: string, context: AuditContext): Promise<UserRow> {
+  /**
+   * The whole PATCH as one statement, with no read before it and no lock held past it: the
+   * fields, the memberships (kept ones stay, new ones follow in the order sent, the rest are
+   * removed), the primary department (user-memberships.ts: the same rules in code) and the
+   * `user.updated` event with the old and new value of each field that changed.
+   *
+   * `old` reads the user and its memberships in the statement's snapshot; the UPDATE changes the
+   * row only while it is still at that snapshot's revision. A writer that changed the user after
+   * the snapshot (this statement waited for its row lock) makes the UPDATE match nothing, so the
+   * membership CTEs, which see only the snapshot, never act on memberships they cannot see. Every
+   * rule (revision, departments of the organization, primary among the memberships, something
+   * differs) is a guard of the UPDATE: no row back means nothing was written, and the caller
+   * tells why from the stored user.
+   */
+  async update(organizationId: string, id: string, patch: UserPatch, context: AuditContext): Promise<UserRow | undefined> {
+    const sets: Prisma.Sql[] = [];
+    const differs: Prisma.Sql[] = [];
+    const audited: Record<string, { old: Prisma.Sql; new: Prisma.Sql }> = {};
+    for (const [field, value] of Object.entries(patch.fields) as [PatchedUserField, string | boolean | null][]) {
+      const { column, type } = PATCHED_USER_COLUMNS[field];
+      const next = value === null ? Prisma.raw(`NULL::${type}`) : Prisma.sql`${value}::${Prisma.raw(type)}`;
+      sets.push(Prisma.sql`${Prisma.raw(column)} = ${next}`);
+      if (field === 'user_name') sets.push(Prisma.sql`user_name_key = ${caselessKey(value as string)}`);
+      differs.push(Prisma.sql`old.${Prisma.raw(column)} IS DISTINCT FROM ${next}`);
+      audited[field] = { old: Prisma.raw(`old.${column}`), new: Prisma.raw(`u.${column}`) };
+    }
+    const membershipsSent = patch.departmentIds !== undefined;
+    const wanted = patch.departmentIds ?? [];
+    const guards: Prisma.Sql[] = [];
+    if (patch.revision !== undefined) guards.push(Prisma.sql`s.revision = ${patch.revision}`);
+    if (membershipsSent || patch.primaryDepartmentId !== undefined) {
+      sets.push(Prisma.sql`primary_department_id = next.primary_department_id`);
+      differs.push(Prisma.sql`old.primary_department_id IS DISTINCT FROM next.primary_department_id`);
+      audited.primary_department_id = { old: Prisma.raw('old.primary_department_id'), new: Prisma.raw('next.primary_department_id') };
+      guards.push(
+        Prisma.sql`(CASE WHEN next.primary_department_id IS NULL THEN cardinality(next.department_ids) = 0 ELSE next.primary_department_id = ANY(next.department_ids) END)`,
+      );
+    }
+    if (membershipsSent) {
+      differs.push(Prisma.sql`old.department_ids IS DISTINCT FROM next.department_ids`);
+      audited.department_ids = { old: Prisma.raw('old.department_ids'), new: Prisma.raw('next.department_ids') };
+      guards.push(Prisma.sql`(SELECT count(*) FROM departments AS d WHERE d.organization_id = ${organizationId}::uuid AND d.id = ANY(next.wanted)) = ${wanted.length}`);
+    }
+    if (sets.length === 0) return undefined;
+
+    const primary =
+      patch.primaryDepartmentId !== undefined
+        ? Prisma.sql`${patch.primaryDepartmentId}::uuid`
+        : Prisma.sql`CASE WHEN old.primary_department_id = ANY(ids.department_ids) THEN old.primary_department_id ELSE ids.department_ids[1] END`;
+    const nextIds = membershipsSent
+      ? Prisma.sql`ARRAY(SELECT k.id FROM unnest(old.department_ids) WITH ORDINALITY AS k(id, ord) WHERE k.id = ANY(${uuidArray(wanted)}) ORDER BY k.ord)
+          || ARRAY(SELECT n.id::uuid FROM ${uuidsWithOrdinality(wanted, 'n')} WHERE n.id::uuid <> ALL(old.department_ids) ORDER BY n.ord)`
+      : Prisma.sql`old.department_ids`;
+    const membershipWrites = membershipsSent
+      ? Prisma.sql`
+        removed AS (
+          DELETE FROM department_members AS m USING u, next
+          WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = u.id AND m.department_id <> ALL(next.department_ids)
+          RETURNING m.department_id),
+        added AS (
+          INSERT INTO department_members (organization_id, department_id, user_id, created_at)
+          SELECT ${organizationId}::uuid, n.id::uuid, u.id, ${context.at} FROM u, old, ${uuidsWithOrdinality(wanted, 'n')}
+          WHERE n.id::uuid <> ALL(old.department_ids) ORDER BY n.ord
+          RETURNING department_id),`
+      : Prisma.empty;
     try {
       const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
-        WITH changed AS (
-          UPDATE users SET user_name = ${name}, user_name_key = ${caselessKey(name)}, revision = revision + 1, updated_at = ${context.at}
-          WHERE organization_id = ${organizationId}::uuid AND id = ${current.id}::uuid
-          RETURNING *),
-        ${this.audit.insertFrom(context, Prisma.sql`changed`, {
+        WITH old AS (
+          SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users
+          WHERE users.organization_id = ${organizationId}::uuid AND users.id = ${id}::uuid),
+        next AS (
+          SELECT ids.department_ids, ${primary} AS primary_department_id, ${uuidArray(wanted)} AS wanted
+          FROM old, LATERAL (SELECT ${nextIds} AS department_ids) AS ids),
+        u AS (
+          UPDATE users AS s SET ${Prisma.join(sets)}, revision = s.revision + 1, updated_at = ${context.at}
+          FROM old, next
+          WHERE s.organization_id = ${organizationId}::uuid AND s.id = old.id AND s.revision = old.revision
+            ${guards.length > 0 ? Prisma.sql`AND ${Prisma.join(guards, ' AND ')}` : Prisma.empty}
+            AND (${Prisma.join(differs, ' OR ')})
+          RETURNING s.*),
+        ${membershipWrites}
+        ${this.audit.insertFrom(context, Prisma.sql`u, old, next`, {
           organizationId,
           action: UsersAudit.Updated,
-          resourceId: Prisma.sql`changed.id::text`,
-          revisionBefore: Prisma.sql`changed.revision - 1`,
-          revisionAfter: Prisma.sql`changed.revision`,
-          changes: sqlChanges({ user_name: { old: Prisma.sql`${current.userName}::text`, new: Prisma.sql`changed.user_name` } }),
+          resourceId: Prisma.sql`u.id::text`,
+          revisionBefore: Prisma.sql`old.revision`,
+          revisionAfter: Prisma.sql`u.revision`,
+          changes: sqlChanges(audited, { onlyChanged: true }),
         })}
-        SELECT ${USER.sql} FROM changed`);
+        SELECT ${CHANGED_USER.sql}, to_jsonb(next.department_ids) AS "departmentIds" FROM u, next`);
       return row;
     } catch (error) {
       throw conflicts(error);
     }
   }
 
-  /** Deletes the row `current` (locked by withLocked), with the `user.deleted` event holding its values. */
-  async delete(organizationId: string, current: UserRow, context: AuditContext): Promise<void> {
-    await this.txHost.sql.query(Prisma.sql`
-      WITH removed AS (
-        DELETE FROM users WHERE organization_id = ${organizationId}::uuid AND id = ${current.id}::uuid
-        RETURNING *),
-      ${this.audit.insertFrom(context, Prisma.sql`removed`, {
+  /**
+   * Deletes the user (its memberships go with it, by their foreign key) with the `user.deleted`
+   * event holding its last values, as one statement. As with update, the row is deleted only
+   * while it is at the revision the statement's snapshot read (and at `revision` when given).
+   * False when nothing was deleted.
+   */
+  async delete(organizationId: string, id: string, revision: bigint | undefined, context: AuditContext): Promise<boolean> {
+    const rows = await this.txHost.sql.query(Prisma.sql`
+      WITH old AS (
+        SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users
+        WHERE users.organization_id = ${organizationId}::uuid AND users.id = ${id}::uuid),
+      u AS (
+        DELETE FROM users AS s USING old
+        WHERE s.organization_id = ${organizationId}::uuid AND s.id = old.id AND s.revision = old.revision
+          ${revision === undefined ? Prisma.empty : Prisma.sql`AND s.revision = ${revision}`}
+        RETURNING s.id, s.revision),
+      ${this.audit.insertFrom(context, Prisma.sql`u, old`, {
         organizationId,
         action: UsersAudit.Deleted,
-        resourceId: Prisma.sql`removed.id::text`,
-        revisionBefore: Prisma.sql`removed.revision`,
+        resourceId: Prisma.sql`u.id::text`,
+        revisionBefore: Prisma.sql`u.revision`,
         revisionAfter: null,
-        changes: sqlChanges({ user_name: { old: Prisma.sql`removed.user_name`, new: Prisma.raw('NULL::text') } }),
+        changes: sqlChanges(DELETED_CHANGES),
       })}
-      SELECT id FROM removed`);
+      SELECT u.id FROM u`);
+    return rows.length === 1;
   }
 }
+
+const NULL_TEXT = Prisma.raw('NULL::text');
+const DELETED_CHANGES = Object.fromEntries(
+  [...Object.values(PATCHED_USER_COLUMNS).map(({ column }) => column), 'department_ids', 'primary_department_id'].map((column) => [
+    column,
+    { old: Prisma.raw(`old.${column}`), new: NULL_TEXT },
+  ]),
+);

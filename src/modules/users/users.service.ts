@@ -5,16 +5,29 @@ import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { checkRevision, type RevisionRequirement } from '../../common/http/write-preconditions';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
-import { pageOfRows, POSITIVE_INT64, startOfPage } from '../../common/pagination/page-token';
+import { pageOfRows, POSITIVE_INT64, startOfPage, type KeysetPosition, type SortValueRange } from '../../common/pagination/page-token';
 import type { CreateUserDto } from './dto/create-user.dto';
-import type { UserDto } from './dto/user.dto';
-import type { UserPageDto } from './dto/user-page.dto';
 import type { ListUsersQueryDto } from './dto/list-users-query.dto';
 import type { UpdateUserDto } from './dto/update-user.dto';
+import type { UserDto } from './dto/user.dto';
+import type { UserPageDto } from './dto/user-page.dto';
+import { PATCHED_USER_COLUMNS, PATCHED_USER_FIELDS, type PatchedUserField } from './user-fields-sql';
 import { toUserDto } from './user.mapper';
-import { UsersRepository } from './users.repository';
+import { nextDepartmentIds, nextPrimary, primaryFits } from './user-memberships';
+import { departmentNotFound, primaryNotMember, UsersRepository, type UserPatch, type UserRow } from './users.repository';
 
 const notFound = (id: string) => new AppError(ErrorCode.NOT_FOUND, `No user ${id} exists in this organization.`);
+
+/** The body contradicts itself: primary_department_id is not one of the department_ids it sends. */
+const primaryConflicts = () =>
+  AppError.validation(
+    'primary_department_id',
+    'conflicting_fields',
+    'primary_department_id must be one of department_ids, and may be null only when department_ids is empty.',
+  );
+
+// Lists filtered by department are ordered by user id alone: their tokens carry no sort value.
+const BY_ID_ONLY: SortValueRange = { min: 0n, max: 0n };
 
 @Injectable()
 export class UsersService {
@@ -23,9 +36,28 @@ export class UsersService {
     private readonly clock: Clock,
   ) {}
 
-  /** Runs in the caller's transaction (the idempotency record's). */
+  /** One statement, in the caller's transaction (the idempotency record's). */
   async create(organizationId: string, input: CreateUserDto, actor: AuditActor): Promise<UserDto> {
-    return toUserDto(await this.users.insert(organizationId, input.user_name, { actor, at: this.clock.now() }));
+    const departmentIds = input.department_ids ?? [];
+    const primary = input.primary_department_id === undefined ? (departmentIds[0] ?? null) : input.primary_department_id;
+    if (!primaryFits(primary, departmentIds)) throw primaryConflicts();
+    const row = await this.users.insert(
+      organizationId,
+      {
+        userName: input.user_name,
+        displayName: input.display_name ?? null,
+        givenName: input.given_name ?? null,
+        familyName: input.family_name ?? null,
+        email: input.email ?? null,
+        externalId: input.external_id ?? null,
+        active: input.active ?? true,
+        departmentIds,
+        primaryDepartmentId: primary,
+      },
+      { actor, at: this.clock.now() },
+    );
+    if (!row) throw departmentNotFound();
+    return toUserDto(row);
   }
 
   async get(organizationId: string, id: string): Promise<UserDto> {
@@ -34,36 +66,102 @@ export class UsersService {
     return toUserDto(row);
   }
 
-  /** Keyset pagination on (seq, id), one row more than the page to learn whether another page follows. */
+  /** Keyset pages, one row more than the page to learn whether another page follows: by (seq, id), or by id with a department filter. */
   async list(organizationId: string, query: ListUsersQueryDto): Promise<UserPageDto> {
+    if (query.recursive && query.department_id === undefined) {
+      throw AppError.validation('department_id', 'required', 'recursive=true lists the members of a department\'s subtree: name the department with department_id.');
+    }
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
-    const tokenQuery = ['users', organizationId];
-    const position = startOfPage(tokenQuery, POSITIVE_INT64, query.page_token, 'organization');
-    const rows = await this.users.list(organizationId, position, pageSize + 1);
-    const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: String(row.seq), id: row.id }));
+    const filters = {
+      departmentId: query.department_id,
+      recursive: query.recursive ?? false,
+      userName: query.user_name,
+      email: query.email,
+      externalId: query.external_id,
+      active: query.active,
+    };
+    const tokenQuery = ['users', organizationId, JSON.stringify(filters)];
+    const byId = filters.departmentId !== undefined;
+    const position = startOfPage(tokenQuery, byId ? BY_ID_ONLY : POSITIVE_INT64, query.page_token, 'filters');
+    const rows = await this.users.list(organizationId, filters, position, pageSize + 1);
+    const positionOf = (row: UserRow): KeysetPosition => ({ after: byId ? '0' : String(row.seq), id: row.id });
+    const page = pageOfRows(tokenQuery, rows, pageSize, positionOf);
     return { items: page.items.map(toUserDto), next_page_token: page.next_page_token };
   }
 
   /**
-   * Checks the revision the request requires, then renames, revision + 1. A name equal to the
-   * stored one (or none) is no change: the user as stored, no event, revision and
-   * updated_at untouched.
+   * One statement (UsersRepository.update) that writes only when every rule holds and something
+   * changes. When it writes nothing, the stored user says why: missing, another revision, an
+   * unknown department, a primary department that is not a membership, or nothing to change (the
+   * user as stored: same revision, no event). When none of these holds, the statement waited for
+   * another writer of the user and stood down: it runs again, with the user's row locked.
    */
-  update(organizationId: string, id: string, input: UpdateUserDto, requirement: RevisionRequirement, actor: AuditActor): Promise<UserDto> {
-    return this.users.withLocked(organizationId, id, async (current) => {
-      if (!current) throw notFound(id);
-      checkRevision(requirement, current.revision, 'user');
-      if (input.user_name === undefined || input.user_name === current.userName) return toUserDto(current);
-      return toUserDto(await this.users.rename(organizationId, current, input.user_name, { actor, at: this.clock.now() }));
-    });
+  async update(organizationId: string, id: string, input: UpdateUserDto, requirement: RevisionRequirement, actor: AuditActor): Promise<UserDto> {
+    if (input.department_ids !== undefined && input.primary_department_id !== undefined && !primaryFits(input.primary_department_id, input.department_ids)) {
+      throw primaryConflicts();
+    }
+    const patch = userPatch(input, requirement);
+    const attempt = async () => {
+      const written = requirement.kind === 'absent' ? undefined : await this.users.update(organizationId, id, patch, { actor, at: this.clock.now() });
+      return written ?? (await this.whyNotUpdated(organizationId, id, input, requirement));
+    };
+    const first = await attempt();
+    const row = first ?? (await this.users.withLocked(organizationId, id, async () => (await attempt()) ?? raceLost()));
+    return toUserDto(row);
   }
 
-  /** Checks the revision the request requires, then deletes; the name is free again at once. */
-  delete(organizationId: string, id: string, requirement: RevisionRequirement, actor: AuditActor): Promise<void> {
-    return this.users.withLocked(organizationId, id, async (current) => {
+  /** Deletes in one statement (memberships with it); like update, it runs again under the row lock if it stood down for another writer. */
+  async delete(organizationId: string, id: string, requirement: RevisionRequirement, actor: AuditActor): Promise<void> {
+    const attempt = async () => {
+      if (requirement.kind !== 'absent') {
+        const revision = requirement.kind === 'revision' ? requirement.revision : undefined;
+        if (await this.users.delete(organizationId, id, revision, { actor, at: this.clock.now() })) return true;
+      }
+      const current = await this.users.findById(organizationId, id);
       if (!current) throw notFound(id);
       checkRevision(requirement, current.revision, 'user');
-      await this.users.delete(organizationId, current, { actor, at: this.clock.now() });
-    });
+      return false;
+    };
+    if (!(await attempt())) await this.users.withLocked(organizationId, id, async () => (await attempt()) || raceLost());
   }
+
+  /** The stored user when the PATCH changes nothing; throws the rule it breaks; undefined when none explains the statement's standing down. */
+  private async whyNotUpdated(organizationId: string, id: string, input: UpdateUserDto, requirement: RevisionRequirement): Promise<UserRow | undefined> {
+    const current = await this.users.findById(organizationId, id);
+    if (!current) throw notFound(id);
+    checkRevision(requirement, current.revision, 'user');
+    if (input.department_ids !== undefined && (await this.users.countDepartments(organizationId, input.department_ids)) !== input.department_ids.length) {
+      throw departmentNotFound();
+    }
+    const departmentIds = nextDepartmentIds(current.departmentIds, input.department_ids);
+    const primary = nextPrimary(current.primaryDepartmentId, departmentIds, input.primary_department_id);
+    if (!primaryFits(primary, departmentIds)) throw primaryNotMember();
+    const unchanged =
+      (Object.keys(PATCHED_USER_COLUMNS) as PatchedUserField[]).every((field) => input[field] === undefined || input[field] === current[PATCHED_USER_FIELDS[field]]) &&
+      sameList(departmentIds, current.departmentIds) &&
+      primary === current.primaryDepartmentId;
+    return unchanged ? current : undefined;
+  }
+}
+
+function userPatch(input: UpdateUserDto, requirement: RevisionRequirement): UserPatch {
+  const fields: UserPatch['fields'] = {};
+  for (const field of Object.keys(PATCHED_USER_COLUMNS) as PatchedUserField[]) {
+    if (input[field] !== undefined) fields[field] = input[field];
+  }
+  return {
+    fields,
+    departmentIds: input.department_ids,
+    primaryDepartmentId: input.primary_department_id,
+    revision: requirement.kind === 'revision' ? requirement.revision : undefined,
+  };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+/** A write that stood down even with the row locked: cannot happen while every writer of a user changes its revision. */
+function raceLost(): never {
+  throw new Error('The user changed under its row lock');
 }

@@ -1,13 +1,33 @@
-import { TextField } from '../../../common/validation/fields';
+import { UserFields } from './user-fields';
 
+// Fields are declared in the documented order, which is the order validation reports the first failure in.
 export class CreateUserDto {
-  @TextField({
-    presence: 'required',
-    maxLength: 255,
-    trim: true,
-    notBlank: true,
-    description: 'Name of the user, at most 255 characters (code points), unique in the organization. Surrounding white space is trimmed; the rest may not be blank.',
-    example: 'First user',
-  })
+  @UserFields.userName('required')
   user_name: string;
+
+  @UserFields.personName('Name shown for the user', 'Ann Lee')
+  display_name?: string | null;
+
+  @UserFields.personName('Given name', 'Ann')
+  given_name?: string | null;
+
+  @UserFields.personName('Family name', 'Lee')
+  family_name?: string | null;
+
+  @UserFields.email()
+  email?: string | null;
+
+  @UserFields.externalId()
+  external_id?: string | null;
+
+  @UserFields.active()
+  active?: boolean;
+
+  @UserFields.departmentIds('The departments the user belongs to, in this order (absent: none).')
+  department_ids?: string[];
+
+  @UserFields.primaryDepartmentId(
+    'One of department_ids (else 400 `conflicting_fields`); absent: the first of them. Null only with no department_ids.',
+  )
+  primary_department_id?: string | null;
 }
