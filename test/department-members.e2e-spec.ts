@@ -44,6 +44,7 @@ describe('department members', () => {
     } while (token);
     return ids;
   };
+  const userOf = async (userId: string) => (await context.http().get(`/api/openapi/v1/users/${userId}`).set('Authorization', context.tenant.bearer).expect(200)).body as unknown;
   const etagOf = async (userId: string) => (await context.http().get(`/api/openapi/v1/users/${userId}`).set('Authorization', context.tenant.bearer)).headers.etag as string;
   const eventsOf = async (departmentId: string) =>
     (await client.GET('/api/openapi/v1/audit-events', { params: { query: { resource_type: 'department', resource_id: departmentId } } })).data!.items
@@ -58,8 +59,10 @@ describe('department members', () => {
     const first = await add(department.toUpperCase(), user.toUpperCase());
     expect({ status: first.response.status, data: first.data }).toEqual({
       status: 201,
-      data: { user_id: user, user_name: expect.any(String), display_name: null, email: null, active: true, primary_department_id: department, revision: 2 },
+      data: expect.objectContaining({ user_id: user, department_ids: [department], primary_department_id: department, revision: 2 }),
     });
+    // The answer is the user as GET /users/{user_id} reads it now.
+    expect(first.data).toEqual(await userOf(user));
     const after = await etagOf(user);
     expect([before, after]).toEqual(['"1"', '"2"']);
 
@@ -73,7 +76,13 @@ describe('department members', () => {
     // A second department: a member too, the primary stays; the event names only the user.
     const other = await newDepartment(`Support ${randomUUID()}`);
     const second = await add(other, user);
-    expect({ status: second.response.status, primary: second.data?.primary_department_id, revision: second.data?.revision }).toEqual({ status: 201, primary: department, revision: 3 });
+    expect({ status: second.response.status, primary: second.data?.primary_department_id, departments: second.data?.department_ids, revision: second.data?.revision }).toEqual({
+      status: 201,
+      primary: department,
+      departments: [department, other],
+      revision: 3,
+    });
+    expect(second.data).toEqual(await userOf(user));
     expect(await eventsOf(other)).toEqual([{ action: 'department.member_added', changes: { user_id: { old: null, new: user } } }]);
   });
 
@@ -85,8 +94,9 @@ describe('department members', () => {
 
     expect((await remove(a, user)).response.status).toBe(204);
     expect(await etagOf(user)).toBe('"5"');
-    const read = await context.http().get(`/api/openapi/v1/departments/${b}/members`).set('Authorization', context.tenant.bearer);
-    expect(read.body.items).toEqual([expect.objectContaining({ user_id: user, primary_department_id: b, revision: 5 })]);
+    const read = await list(b);
+    expect(read.data!.items).toEqual([expect.objectContaining({ user_id: user, department_ids: [b, c], primary_department_id: b, revision: 5 })]);
+    expect(read.data!.items).toEqual([await userOf(user)]);
     expect(await eventsOf(a)).toEqual([
       { action: 'department.member_removed', changes: { user_id: { old: user, new: null }, primary_department_id: { old: a, new: b } } },
       { action: 'department.member_added', changes: { user_id: { old: null, new: user }, primary_department_id: { old: null, new: a } } },

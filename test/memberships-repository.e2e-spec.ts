@@ -1,7 +1,7 @@
 import { AuditStatements } from '../src/common/audit/audit-event';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
-import { MEMBER, MembershipsRepository, WIDE_SUBTREE_DEPARTMENTS, type MemberQuery } from '../src/modules/users/memberships.repository';
+import { MembershipsRepository, USER_WITH_DEPARTMENTS, WIDE_SUBTREE_DEPARTMENTS, type MemberQuery } from '../src/modules/users/memberships.repository';
 import { createTenant, useTestDatabase } from './support/test-app';
 
 const DEPARTMENTS = WIDE_SUBTREE_DEPARTMENTS + 200;
@@ -57,7 +57,7 @@ describe('memberships repository: member pages', () => {
     const ids: string[] = [];
     let after: string | undefined;
     for (;;) {
-      const rows = await repository.usersOfDepartmentPage(MEMBER, query, after, pageSize);
+      const rows = await repository.usersOfDepartmentPage(USER_WITH_DEPARTMENTS, query, after, pageSize);
       ids.push(...rows.map((row) => row.id));
       if (rows.length < pageSize) return ids;
       after = rows[rows.length - 1].id;
@@ -100,7 +100,7 @@ describe('memberships repository: member pages', () => {
     const other = (await createTenant(fixture.database)).organizationId;
     const id = await idOf(1);
     for (const recursive of [true, false]) {
-      expect(await repository.usersOfDepartmentPage(MEMBER, { organizationId: other, departmentId: id, recursive }, undefined, 10)).toEqual([]);
+      expect(await repository.usersOfDepartmentPage(USER_WITH_DEPARTMENTS, { organizationId: other, departmentId: id, recursive }, undefined, 10)).toEqual([]);
     }
     const user = (await txHost.sql.query<{ id: string }>(Prisma.sql`SELECT md5(${organizationId} || 'u' || 3)::uuid AS id`))[0].id;
     const departments = await repository.departmentIdsOf(organizationId, user);

@@ -1132,34 +1132,9 @@ export interface components {
              */
             primary_department_id?: string | null;
         };
-        MemberDto: {
-            /**
-             * Format: uuid
-             * @description Identifier of the user.
-             */
-            user_id: string;
-            /** @description The user's user_name. */
-            user_name: string;
-            /** @description The user's display name; null when it has none. */
-            display_name: string | null;
-            /** @description The user's email address; null when it has none. */
-            email: string | null;
-            /** @description Whether the user is active. */
-            active: boolean;
-            /**
-             * Format: uuid
-             * @description The user's primary department (one of its memberships); null only when it has none.
-             */
-            primary_department_id: string | null;
-            /**
-             * Format: int64
-             * @description The user's revision (its ETag in quotes): a membership added or removed is a change of the user.
-             */
-            revision: number;
-        };
         MemberPageDto: {
             /** @description Ordered by user_id; with recursive=true each user once. */
-            items: components["schemas"]["MemberDto"][];
+            items: components["schemas"]["UserDto"][];
             /** @description Pass as page_token (with the same recursive) for the next page; null on the last page. */
             next_page_token: string | null;
         };
@@ -4249,10 +4224,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemberDto"];
+                    "application/json": components["schemas"]["UserDto"];
                 };
             };
-            /** @description Added: the user as it is now. */
+            /** @description Added: the user as it is now (as GET /users/{user_id} answers it). */
             201: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
@@ -4262,7 +4237,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemberDto"];
+                    "application/json": components["schemas"]["UserDto"];
                 };
             };
             /**

@@ -10,8 +10,8 @@ import { UuidParamPipe } from '../../common/validation/uuid-param.pipe';
 import { DirectoryScope } from '../directory/directory.scopes';
 import { DepartmentMembersService } from './department-members.service';
 import { ListMembersQueryDto } from './dto/list-members-query.dto';
-import { MemberDto } from './dto/member.dto';
 import { MemberPageDto } from './dto/member-page.dto';
+import { UserDto } from './dto/user.dto';
 
 const DEPARTMENT_PARAM = { name: 'department_id', format: 'uuid', description: 'Identifier of the department (any case).' };
 const USER_PARAM = { name: 'user_id', format: 'uuid', description: 'Identifier of the user (any case).' };
@@ -34,8 +34,8 @@ export class DepartmentMembersController {
   })
   @ApiParam(DEPARTMENT_PARAM)
   @ApiParam(USER_PARAM)
-  @ApiCreatedResponse({ type: MemberDto, description: 'Added: the user as it is now.' })
-  @ApiOkResponse({ type: MemberDto, description: 'Already a member: the user, unchanged.' })
+  @ApiCreatedResponse({ type: UserDto, description: 'Added: the user as it is now (as GET /users/{user_id} answers it).' })
+  @ApiOkResponse({ type: UserDto, description: 'Already a member: the user, unchanged.' })
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'department_id or user_id is not a uuid; details names it.'],
     [ErrorCode.NOT_FOUND, 'No such department (details.field `department_id`) or user (details.field `user_id`) in this organization; the department is checked first.'],
@@ -46,7 +46,7 @@ export class DepartmentMembersController {
     @Param('department_id', UuidParamPipe) departmentId: string,
     @Param('user_id', UuidParamPipe) userId: string,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<MemberDto> {
+  ): Promise<UserDto> {
     const { added, member } = await this.members.add(principal.organizationId, departmentId, userId, actor);
     response.status(added ? HttpStatus.CREATED : HttpStatus.OK);
     return member;

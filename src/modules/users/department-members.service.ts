@@ -3,11 +3,11 @@ import type { AuditActor } from '../../common/audit/audit-actor';
 import { Clock } from '../../common/clock';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, startOfPage, type SortValueRange } from '../../common/pagination/page-token';
-import type { MemberDto } from './dto/member.dto';
 import type { MemberPageDto } from './dto/member-page.dto';
 import type { ListMembersQueryDto } from './dto/list-members-query.dto';
-import { toMemberDto } from './member.mapper';
-import { departmentNotFound, MEMBER, MembershipsRepository, userNotFound } from './memberships.repository';
+import type { UserDto } from './dto/user.dto';
+import { departmentNotFound, MembershipsRepository, USER_WITH_DEPARTMENTS, userNotFound } from './memberships.repository';
+import { toUserDto } from './user.mapper';
 
 // Member pages are keyset on user_id alone: the token's sort value is always 0.
 const BY_USER_ID: SortValueRange = { min: 0n, max: 0n };
@@ -21,10 +21,10 @@ export class DepartmentMembersService {
   ) {}
 
   /** Adds the membership (added: true) or finds it in place (added: false, nothing changed, no event). */
-  async add(organizationId: string, departmentId: string, userId: string, actor: AuditActor): Promise<{ added: boolean; member: MemberDto }> {
+  async add(organizationId: string, departmentId: string, userId: string, actor: AuditActor): Promise<{ added: boolean; member: UserDto }> {
     const result = await this.memberships.add(organizationId, departmentId, userId, { actor, at: this.clock.now() });
     if (!result) throw departmentNotFound(departmentId);
-    return { added: result.added, member: toMemberDto(result.member) };
+    return { added: result.added, member: toUserDto(result.member) };
   }
 
   /**
@@ -48,9 +48,9 @@ export class DepartmentMembersService {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const tokenQuery = ['department-members', organizationId, departmentId, String(recursive)];
     const position = startOfPage(tokenQuery, BY_USER_ID, query.page_token, 'recursive');
-    const rows = await this.memberships.usersOfDepartmentPage(MEMBER, { organizationId, departmentId, recursive }, position?.id, pageSize + 1);
+    const rows = await this.memberships.usersOfDepartmentPage(USER_WITH_DEPARTMENTS, { organizationId, departmentId, recursive }, position?.id, pageSize + 1);
     if (rows.length === 0 && !(await this.memberships.departmentExists(organizationId, departmentId))) throw departmentNotFound(departmentId);
     const page = pageOfRows(tokenQuery, rows, pageSize, (row) => ({ after: '0', id: row.id }));
-    return { items: page.items.map(toMemberDto), next_page_token: page.next_page_token };
+    return { items: page.items.map(toUserDto), next_page_token: page.next_page_token };
   }
 }

@@ -2,16 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { AuditStatements, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
-import { columns, type Columns, type RowOf } from '../../database/columns';
+import type { Columns } from '../../database/columns';
 import { violations } from '../../database/constraint-violations';
 import { RowLock } from '../../database/locks';
 import { SqlHost } from '../../database/sql-host';
-import { Prisma, type User } from '../../generated/prisma/client';
+import { Prisma } from '../../generated/prisma/client';
 import { MembershipsAudit } from './memberships.audit';
+import { USER, type UserRow } from './users.repository';
 
-/** What a department's member list shows of each user. */
-export const MEMBER = columns<User>()('id', 'userName', 'displayName', 'email', 'active', 'primaryDepartmentId', 'revision');
-export type MemberRow = RowOf<typeof MEMBER>;
+/** A user row's memberships in the order added, as uuid[], from the statement's snapshot. */
+const departmentIdsOf = (alias: string) =>
+  Prisma.raw(`ARRAY(SELECT m.department_id FROM department_members AS m WHERE m.organization_id = ${alias}.organization_id AND m.user_id = ${alias}.id ORDER BY m.seq)`);
+
+/** A user as the users module answers it (UserRow): its columns and its memberships' department ids. */
+export const USER_WITH_DEPARTMENTS: Columns<UserRow> = { sql: Prisma.sql`${USER.sql}, to_jsonb(${departmentIdsOf('users')}) AS "departmentIds"` };
 
 /**
  * A subtree with at least this many departments is listed by walking the organization's memberships
@@ -32,7 +36,7 @@ const REMOVED_USER = sqlChanges({ user_id: { old: Prisma.sql`changed."id"`, new:
 /** The outcome of adding a membership: the user as it is afterwards, and whether the statement added it. */
 export interface AddedMembership {
   added: boolean;
-  member: MemberRow;
+  member: UserRow;
 }
 
 /** What the list of a department's members reads: the department's own, or its whole subtree's, each user once. */
@@ -69,7 +73,7 @@ export class MembershipsRepository {
       department_members_organization_id_user_id_fkey: () => userNotFound(userId),
     });
     try {
-      const [row] = await this.txHost.sql.query<MemberRow & { added: boolean }>(Prisma.sql`
+      const [row] = await this.txHost.sql.query<UserRow & { added: boolean }>(Prisma.sql`
         WITH department AS (SELECT id FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid),
         inserted AS (
           INSERT INTO department_members (organization_id, department_id, user_id, created_at)
@@ -79,7 +83,8 @@ export class MembershipsRepository {
           UPDATE users SET revision = users.revision + 1, updated_at = ${context.at},
             primary_department_id = COALESCE(users.primary_department_id, inserted.department_id)
           FROM inserted WHERE users.organization_id = ${organizationId}::uuid AND users.id = inserted.user_id
-          RETURNING ${MEMBER.sql}),
+          -- The statement's snapshot has the user's memberships before it; the new one is the latest added.
+          RETURNING ${USER.sql}, to_jsonb(${departmentIdsOf('users')} || inserted.department_id) AS "departmentIds"),
         ${this.audit.insertFrom(context, Prisma.sql`changed`, {
           organizationId,
           action: MembershipsAudit.MemberAdded,
@@ -97,7 +102,7 @@ export class MembershipsRepository {
         })}
         SELECT changed.*, true AS added FROM changed
         UNION ALL
-        SELECT ${MEMBER.sql}, false FROM users
+        SELECT ${USER_WITH_DEPARTMENTS.sql}, false FROM users
         WHERE organization_id = ${organizationId}::uuid AND id = ${userId}::uuid AND EXISTS (SELECT 1 FROM department) AND NOT EXISTS (SELECT 1 FROM inserted)`);
       if (!row) return undefined;
       const { added, ...member } = row;
@@ -129,8 +134,8 @@ export class MembershipsRepository {
    * the user's revision + 1 and updated_at; the `department.member_removed` event. No row: the
    * user was not a member.
    */
-  async remove(organizationId: string, departmentId: string, userId: string, context: AuditContext): Promise<MemberRow | undefined> {
-    const [row] = await this.txHost.sql.query<MemberRow>(Prisma.sql`
+  async remove(organizationId: string, departmentId: string, userId: string, context: AuditContext): Promise<UserRow | undefined> {
+    const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
       WITH removed AS (
         DELETE FROM department_members
         WHERE organization_id = ${organizationId}::uuid AND department_id = ${departmentId}::uuid AND user_id = ${userId}::uuid
@@ -145,7 +150,7 @@ export class MembershipsRepository {
           primary_department_id = CASE WHEN users.primary_department_id = removed.department_id
             THEN (SELECT department_id FROM earliest) ELSE users.primary_department_id END
         FROM removed WHERE users.organization_id = ${organizationId}::uuid AND users.id = removed.user_id
-        RETURNING ${MEMBER.sql}),
+        RETURNING ${USER.sql}, to_jsonb(array_remove(${departmentIdsOf('users')}, removed.department_id)) AS "departmentIds"),
       ${this.audit.insertFrom(context, Prisma.sql`changed, before`, {
         organizationId,
         action: MembershipsAudit.MemberRemoved,
