@@ -48,6 +48,18 @@ describe('department members under concurrency', () => {
     expect({ revision: Number(row.revision), primary: row.primary }).toEqual({ revision: 2, primary: department });
   });
 
+  it('parallel PUTs of different departments at the limit on two instances: only the room left is taken', async () => {
+    const departments = await Promise.all(Array.from({ length: 54 }, () => newDepartment()));
+    const user = (
+      await via(0).http().post('/api/openapi/v1/users').set('Authorization', tenant.bearer).set('Idempotency-Key', randomUUID())
+        .send({ user_name: `u-${randomUUID()}`, department_ids: departments.slice(0, 48) }).expect(201)
+    ).body.user_id as string;
+    const answers = await Promise.all(departments.slice(48).map((department, index) => put(index, department, user)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 422, 422, 422, 422]);
+    const [row] = await database.prisma.$queryRaw<{ count: bigint }[]>(Prisma.sql`SELECT count(*) AS count FROM department_members WHERE user_id = ${user}::uuid`);
+    expect(Number(row.count)).toBe(50);
+  });
+
   it('member adds racing the department\'s delete never leave a member of a deleted department', async () => {
     const outcomes = { deleted: 0, kept: 0 };
     for (let round = 0; round < 6; round += 1) {

@@ -175,6 +175,19 @@ describe('department members', () => {
     expect([crossed.response.status, crossed.error?.details?.field]).toEqual([400, 'page_token']);
   });
 
+  it('refuses a 51st department with 422 USER_DEPARTMENT_LIMIT_REACHED, and still answers 200 for a department the user has', async () => {
+    const departments = await Promise.all(Array.from({ length: 51 }, (_, index) => newDepartment(`Limit ${index} ${randomUUID()}`)));
+    const created = await context.http().post('/api/openapi/v1/users').set('Authorization', context.tenant.bearer).set('Idempotency-Key', randomUUID())
+      .send({ user_name: `full-${randomUUID()}`, department_ids: departments.slice(0, 49) }).expect(201);
+    const user = created.body.user_id as string;
+    expect((await add(departments[49], user)).response.status).toBe(201);
+    const refused = await add(departments[50], user);
+    expect({ status: refused.response.status, code: refused.error?.code, field: refused.error?.details?.field }).toEqual({ status: 422, code: 'USER_DEPARTMENT_LIMIT_REACHED', field: 'user_id' });
+    expect((await add(departments[10], user)).response.status).toBe(200);
+    expect(await etagOf(user)).toBe('"2"');
+    expect(await eventsOf(departments[50])).toEqual([]);
+  });
+
   it('lists direct members and, with recursive=true, the subtree\'s members each once, in keyset pages by user_id', async () => {
     const root = await newDepartment(`Root ${randomUUID()}`);
     const child = await newDepartment('Child', root);

@@ -388,7 +388,7 @@ export interface paths {
          * Add member
          * @description **Required scope:** `admin.v1.user-directory.manage`
          *
-         *     Makes the user a member of the department: 201 when added, 200 when it already was (nothing changes, no event). A user without a primary department gets this one. Adding changes the user: its `revision` + 1, `updated_at` and ETag. Writes the audit event `department.member_added` (resource: the department; `changes` names `user_id`, and `primary_department_id` when it changed). Idempotent by itself: no Idempotency-Key.
+         *     Makes the user a member of the department: 201 when added, 200 when it already was (nothing changes, no event); a user has at most 50 departments. A user without a primary department gets this one. Adding changes the user: its `revision` + 1, `updated_at` and ETag. Writes the audit event `department.member_added` (resource: the department; `changes` names `user_id`, and `primary_department_id` when it changed). Idempotent by itself: no Idempotency-Key.
          */
         put: operations["addDepartmentMember"];
         post?: never;
@@ -4306,6 +4306,19 @@ export interface operations {
             };
             /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
             415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `USER_DEPARTMENT_LIMIT_REACHED`: The user is a member of 50 departments already, the most a user may have (details.field `user_id`); nothing changed. */
+            422: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;

@@ -11,6 +11,7 @@ import { DirectoryScope } from '../directory/directory.scopes';
 import { DepartmentMembersService } from './department-members.service';
 import { ListMembersQueryDto } from './dto/list-members-query.dto';
 import { MemberPageDto } from './dto/member-page.dto';
+import { MembershipsError } from './memberships.errors';
 import { UserDto } from './dto/user.dto';
 
 const DEPARTMENT_PARAM = { name: 'department_id', format: 'uuid', description: 'Identifier of the department (any case).' };
@@ -27,7 +28,8 @@ export class DepartmentMembersController {
     operationId: 'addDepartmentMember',
     summary: 'Add member',
     description:
-      'Makes the user a member of the department: 201 when added, 200 when it already was (nothing changes, no event). ' +
+      'Makes the user a member of the department: 201 when added, 200 when it already was (nothing changes, no event); ' +
+      'a user has at most 50 departments. ' +
       'A user without a primary department gets this one. Adding changes the user: its `revision` + 1, `updated_at` and ETag. ' +
       'Writes the audit event `department.member_added` (resource: the department; `changes` names `user_id`, and ' +
       '`primary_department_id` when it changed). Idempotent by itself: no Idempotency-Key.',
@@ -39,6 +41,7 @@ export class DepartmentMembersController {
   @ApiErrorResponses(
     [ErrorCode.VALIDATION_FAILED, 'department_id or user_id is not a uuid; details names it.'],
     [ErrorCode.NOT_FOUND, 'No such department (details.field `department_id`) or user (details.field `user_id`) in this organization; the department is checked first.'],
+    [MembershipsError.USER_DEPARTMENT_LIMIT_REACHED, 'The user is a member of 50 departments already, the most a user may have (details.field `user_id`); nothing changed.'],
   )
   async add(
     @CurrentPrincipal() principal: Principal,

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditActor } from '../../common/audit/audit-actor';
 import { Clock } from '../../common/clock';
+import { AppError } from '../../common/errors/app-error';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, startOfPage, type SortValueRange } from '../../common/pagination/page-token';
 import type { MemberPageDto } from './dto/member-page.dto';
 import type { ListMembersQueryDto } from './dto/list-members-query.dto';
 import type { UserDto } from './dto/user.dto';
+import { MAX_DEPARTMENTS_PER_USER } from './dto/user-fields';
+import { MembershipsError } from './memberships.errors';
 import { departmentNotFound, MembershipsRepository, USER_WITH_DEPARTMENTS, userNotFound } from './memberships.repository';
 import { toUserDto } from './user.mapper';
 
@@ -20,11 +23,27 @@ export class DepartmentMembersService {
     private readonly clock: Clock,
   ) {}
 
-  /** Adds the membership (added: true) or finds it in place (added: false, nothing changed, no event). */
+  /**
+   * Adds the membership (added: true) or finds it in place (added: false, nothing changed, no
+   * event), under the user's row lock: concurrent adds of one user take turns, so none passes the
+   * limit of memberships another has just reached.
+   */
   async add(organizationId: string, departmentId: string, userId: string, actor: AuditActor): Promise<{ added: boolean; member: UserDto }> {
-    const result = await this.memberships.add(organizationId, departmentId, userId, { actor, at: this.clock.now() });
-    if (!result) throw departmentNotFound(departmentId);
-    return { added: result.added, member: toUserDto(result.member) };
+    return this.memberships.inTransaction(async () => {
+      const user = await this.memberships.lockUser(organizationId, userId);
+      const result = user && (await this.memberships.add(organizationId, departmentId, userId, MAX_DEPARTMENTS_PER_USER, { actor, at: this.clock.now() }));
+      if (!result) {
+        if (!(await this.memberships.departmentExists(organizationId, departmentId))) throw departmentNotFound(departmentId);
+        throw userNotFound(userId);
+      }
+      if (result === 'limit_reached') {
+        throw new AppError(MembershipsError.USER_DEPARTMENT_LIMIT_REACHED, `User ${userId} is already a member of ${MAX_DEPARTMENTS_PER_USER} departments, the most a user may have.`, {
+          field: 'user_id',
+          reason: 'invalid_value',
+        });
+      }
+      return { added: result.added, member: toUserDto(result.member) };
+    });
   }
 
   /**

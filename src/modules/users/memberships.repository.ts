@@ -59,25 +59,26 @@ export class MembershipsRepository {
   ) {}
 
   /**
-   * One statement: inserts the membership when the department exists (ON CONFLICT: already a member,
-   * nothing changes), and only then the user's revision + 1, updated_at, the membership as primary
-   * when the user had none, and the `department.member_added` event. The UPDATE of the user waits
-   * for, then re-reads, a user row another writer holds, so a primary cleared by a concurrent
-   * removal is filled by this membership. The insert's foreign keys hold the department and the
-   * user (FOR KEY SHARE) until commit: a delete of either ends one way or the other, and a user
-   * deleted before is refused by the user's foreign key (404). Undefined: no such department.
+   * One statement, run after lockUser in the same transaction (so its snapshot holds every
+   * membership of the user committed before): inserts the membership when the department exists
+   * and the user has fewer than `limit` memberships (ON CONFLICT: already a member, nothing
+   * changes), and only then the user's revision + 1, updated_at, the membership as primary when
+   * the user had none, and the `department.member_added` event. The insert's foreign key holds the
+   * department (FOR KEY SHARE) until commit: a delete of it ends one way or the other.
+   * Undefined: no such department; `limit_reached`: not a member and no room for another.
    */
-  async add(organizationId: string, departmentId: string, userId: string, context: AuditContext): Promise<AddedMembership | undefined> {
+  async add(organizationId: string, departmentId: string, userId: string, limit: number, context: AuditContext): Promise<AddedMembership | 'limit_reached' | undefined> {
     const failed = violations({
       department_members_organization_id_department_id_fkey: () => departmentNotFound(departmentId),
       department_members_organization_id_user_id_fkey: () => userNotFound(userId),
     });
     try {
-      const [row] = await this.txHost.sql.query<UserRow & { added: boolean }>(Prisma.sql`
+      const [row] = await this.txHost.sql.query<UserRow & { added: boolean; member: boolean }>(Prisma.sql`
         WITH department AS (SELECT id FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid),
         inserted AS (
           INSERT INTO department_members (organization_id, department_id, user_id, created_at)
           SELECT ${organizationId}::uuid, department.id, ${userId}::uuid, ${context.at} FROM department
+          WHERE (SELECT count(*) FROM department_members WHERE organization_id = ${organizationId}::uuid AND user_id = ${userId}::uuid) < ${limit}
           ON CONFLICT DO NOTHING RETURNING department_id, user_id),
         changed AS (
           UPDATE users SET revision = users.revision + 1, updated_at = ${context.at},
@@ -100,19 +101,19 @@ export class MembershipsRepository {
             { onlyChanged: true },
           )}`,
         })}
-        SELECT changed.*, true AS added FROM changed
+        SELECT changed.*, true AS added, true AS member FROM changed
         UNION ALL
-        SELECT ${USER_WITH_DEPARTMENTS.sql}, false FROM users
+        SELECT ${USER_WITH_DEPARTMENTS.sql}, false, ${departmentId}::uuid = ANY (${departmentIdsOf('users')}) FROM users
         WHERE organization_id = ${organizationId}::uuid AND id = ${userId}::uuid AND EXISTS (SELECT 1 FROM department) AND NOT EXISTS (SELECT 1 FROM inserted)`);
       if (!row) return undefined;
-      const { added, ...member } = row;
-      return { added, member };
+      const { added, member: wasMember, ...user } = row;
+      return wasMember ? { added, member: user } : 'limit_reached';
     } catch (error) {
       throw failed(error);
     }
   }
 
-  /** Locks the user's row until the transaction ends (its membership writers take turns); undefined: no such user. */
+  /** Locks the user's row until the transaction ends (its membership writers take turns, on every instance); undefined: no such user. */
   async lockUser(organizationId: string, userId: string): Promise<{ primaryDepartmentId: string | null } | undefined> {
     const [row] = await this.txHost.sql.query<{ primaryDepartmentId: string | null }>(Prisma.sql`
       SELECT primary_department_id AS "primaryDepartmentId" FROM users
@@ -121,8 +122,8 @@ export class MembershipsRepository {
   }
 
   /**
-   * Runs `work` in a SQL transaction (the caller's when there is one): the statements of a removal,
-   * after lockUser, see every membership committed before the lock was granted.
+   * Runs `work` in a SQL transaction (the caller's when there is one): the statements of an add or
+   * a removal, after lockUser, see every membership committed before the lock was granted.
    */
   inTransaction<T>(work: () => Promise<T>): Promise<T> {
     return this.txHost.withSqlTransaction(work);
