@@ -19,6 +19,8 @@ export interface Fixture {
   main: Tenant;
   suiteIds: string[];
   departmentIds: string[];
+  /** Users of the main organization, each a member of one department (the PATCH scenario's). */
+  userIds: string[];
   createTenants: Tenant[];
 }
 
@@ -28,6 +30,7 @@ export function makeFixture(suiteCount: number, departmentCount: number, createT
     main: tenant(),
     suiteIds: Array.from({ length: suiteCount }, () => randomUUID()),
     departmentIds: Array.from({ length: departmentCount }, () => randomUUID()),
+    userIds: Array.from({ length: departmentCount }, () => randomUUID()),
     createTenants: Array.from({ length: createTenantCount }, tenant),
   };
 }
@@ -91,6 +94,18 @@ export async function seed(connectionString: string, fixture: Fixture): Promise<
       [fixture.departmentIds, fixture.main.organizationId],
     );
     await client.query('UPDATE organizations SET last_top_level_order = $2 WHERE id = $1', [fixture.main.organizationId, fixture.departmentIds.length]);
+    await client.query(
+      `INSERT INTO users (id, organization_id, user_name, user_name_key) SELECT id, $2, 'bench-user-' || n, 'bench-user-' || n FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, n)`,
+      [fixture.userIds, fixture.main.organizationId],
+    );
+    await client.query(
+      `INSERT INTO department_members (organization_id, department_id, user_id) SELECT $3, d, u FROM unnest($1::uuid[], $2::uuid[]) AS t(u, d)`,
+      [fixture.userIds, fixture.departmentIds, fixture.main.organizationId],
+    );
+    await client.query(
+      `UPDATE users SET primary_department_id = m.department_id FROM department_members m WHERE m.user_id = users.id AND users.organization_id = $1`,
+      [fixture.main.organizationId],
+    );
     await client.query('COMMIT');
   });
 }

@@ -97,7 +97,7 @@ async function main(): Promise<number> {
         await sleep(2);
       }
     })();
-    const job = { scenario: 'create' as const, token: tenant.token, suiteIds: [], departmentIds: [], runTag: `delivery-${process.pid}`, durationSeconds: settings.durationSeconds, connections: settings.connections };
+    const job = { scenario: 'create' as const, token: tenant.token, suiteIds: [], departmentIds: [], userIds: [], runTag: `delivery-${process.pid}`, durationSeconds: settings.durationSeconds, connections: settings.connections };
     const loadStarted = performance.now();
     const load = await measure(servers[0], job, SCRIPTS.load);
     writing = false;

@@ -44,7 +44,7 @@ export async function measureEmbedded(settings: EmbeddedSettings): Promise<Embed
     result.readySeconds = (await server.waitUntilReady(START_TIMEOUT_MS)) / 1000;
     const token = await demoKey(server);
     result.peakRssAfterStartMiB = memory(server.pid).peakRssMiB;
-    const job = { scenario: 'metering' as const, token, suiteIds: [], departmentIds: [], runTag: 'embedded', connections: settings.connections };
+    const job = { scenario: 'metering' as const, token, suiteIds: [], departmentIds: [], userIds: [], runTag: 'embedded', connections: settings.connections };
     await measure(server, { ...job, durationSeconds: settings.warmupSeconds }, settings.loadScript);
     const measured = await measure(server, { ...job, durationSeconds: settings.durationSeconds }, settings.loadScript);
     result.load = measured.load;

@@ -59,6 +59,20 @@ function requestBuilder(job: LoadJob): (request: RawRequest) => RawRequest {
       return (request) => ({ ...request, method: 'GET', path: `${api}/departments/${job.departmentIds[n++ % job.departmentIds.length]}` });
     case 'list-departments':
       return (request) => ({ ...request, method: 'GET', path: `${api}/departments?page_size=20` });
+    case 'user-create':
+      return (request) => {
+        const i = n++;
+        const headers = { ...request.headers, 'idempotency-key': `${job.runTag}-${i}` };
+        const body = JSON.stringify({ user_name: `user ${job.runTag} ${i}`, department_ids: [job.departmentIds[i % job.departmentIds.length]] });
+        return { ...request, method: 'POST', path: `${api}/users`, headers, body };
+      };
+    case 'user-patch':
+      return (request) => ({
+        ...request,
+        method: 'PATCH',
+        path: `${api}/users/${job.userIds[n % job.userIds.length]}`,
+        body: JSON.stringify({ display_name: `${job.runTag} ${n++}` }),
+      });
   }
 
   function patchSuite(request: RawRequest, suiteId: string, displayName: string): RawRequest {

@@ -150,6 +150,7 @@ async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fi
     token: scenario === 'create' ? fixture.createTenants[run + 1].token : fixture.main.token,
     suiteIds: fixture.suiteIds,
     departmentIds: fixture.departmentIds,
+    userIds: fixture.userIds,
     runTag: `${scenario}-${side}-${run}`,
     durationSeconds,
     connections: settings.connections,

@@ -7,6 +7,8 @@ export const SCENARIOS = [
   { name: 'replay', title: 'POST department replay', description: 'the same Idempotency-Key and body each request: a 201 replay' },
   { name: 'get-department', title: 'GET department', description: 'one department by id, 100 departments taken in turn' },
   { name: 'list-departments', title: 'GET departments (a page)', description: 'the first page of 20 of 100 top-level departments, with its next_page_token' },
+  { name: 'user-create', title: 'POST user', description: 'a fresh Idempotency-Key and user_name each request, a member of one of 100 departments taken in turn' },
+  { name: 'user-patch', title: 'PATCH spread over 100 users', description: 'a new display_name each request, users taken in turn' },
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number]['name'];
@@ -18,6 +20,7 @@ export interface LoadJob {
   token: string;
   suiteIds: string[];
   departmentIds: string[];
+  userIds: string[];
   /** Makes this run's names and keys differ from every other run's. */
   runTag: string;
   durationSeconds: number;

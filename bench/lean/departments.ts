@@ -53,41 +53,54 @@ export interface CreateOutcome {
   replayed: boolean;
 }
 
-/**
- * POST departments with an Idempotency-Key: claim the key, insert the department and store the
- * answer in one transaction, so that the answer is stored exactly when the department commits.
- */
+/** POST departments with an Idempotency-Key (idempotentCreate). */
 export class Departments {
   constructor(private readonly pool: Pool) {}
 
-  async create(principal: Principal, keyHeader: string | string[] | undefined, path: string, body: Record<string, unknown>): Promise<CreateOutcome> {
-    const key = idempotencyKey(keyHeader);
+  create(principal: Principal, keyHeader: string | string[] | undefined, path: string, body: Record<string, unknown>): Promise<CreateOutcome> {
     const department = parse(body);
-    const fingerprint = createHash('sha256').update(canonicalJson(['POST', path, body])).digest('hex');
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const claim = await client.query<{ id: string }>({
-        name: 'claim',
-        text: CLAIM,
-        values: [randomUUID(), principal.apiKeyId, key, fingerprint, RETENTION_SECONDS],
-      });
-      if (claim.rows.length === 0) {
-        const outcome = await replay(client, principal.apiKeyId, key, fingerprint);
-        await client.query('ROLLBACK');
-        return outcome;
-      }
-      const answer = await insert(client, principal.organizationId, department);
-      await client.query({ name: 'store-response', text: STORE_RESPONSE, values: [claim.rows[0].id, 201, answer] });
-      await client.query('COMMIT');
-      return { status: 201, body: answer, replayed: false };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      const known = error instanceof DatabaseError ? ERROR_BY_CONSTRAINT[error.constraint ?? ''] : undefined;
-      throw known ? known() : error;
-    } finally {
-      client.release();
+    return idempotentCreate(this.pool, principal, keyHeader, path, body, (client) => insert(client, principal.organizationId, department), ERROR_BY_CONSTRAINT);
+  }
+}
+
+/**
+ * A create with an Idempotency-Key: claim the key, run `insert` (the answer's JSON) and store the
+ * answer in one transaction, so that the answer is stored exactly when the resource commits.
+ */
+export async function idempotentCreate(
+  pool: Pool,
+  principal: Principal,
+  keyHeader: string | string[] | undefined,
+  path: string,
+  body: Record<string, unknown>,
+  insert: (client: PoolClient) => Promise<string>,
+  errorByConstraint: Record<string, () => HttpError>,
+): Promise<CreateOutcome> {
+  const key = idempotencyKey(keyHeader);
+  const fingerprint = createHash('sha256').update(canonicalJson(['POST', path, body])).digest('hex');
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const claim = await client.query<{ id: string }>({
+      name: 'claim',
+      text: CLAIM,
+      values: [randomUUID(), principal.apiKeyId, key, fingerprint, RETENTION_SECONDS],
+    });
+    if (claim.rows.length === 0) {
+      const outcome = await replay(client, principal.apiKeyId, key, fingerprint);
+      await client.query('ROLLBACK');
+      return outcome;
     }
+    const answer = await insert(client);
+    await client.query({ name: 'store-response', text: STORE_RESPONSE, values: [claim.rows[0].id, 201, answer] });
+    await client.query('COMMIT');
+    return { status: 201, body: answer, replayed: false };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    const known = error instanceof DatabaseError ? errorByConstraint[error.constraint ?? ''] : undefined;
+    throw known ? known() : error;
+  } finally {
+    client.release();
   }
 }
 

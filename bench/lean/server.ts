@@ -7,6 +7,7 @@ import { ExpertSuites } from './expert-suites';
 import { HttpError, readJsonObject, sendError, sendJson, setRequestId } from './http';
 import { uuid } from './input';
 import { MeteringPolicies } from './metering-policy';
+import { Users } from './users';
 
 /**
  * The lean baseline of `npm run bench`: the service's hot operations (the three writes and reads) with the contract's
@@ -16,6 +17,7 @@ import { MeteringPolicies } from './metering-policy';
 const API = '/api/openapi/v1';
 const SUITE_PATH = new RegExp(`^${API}/expert-suites/([^/]+)$`);
 const DEPARTMENT_PATH = new RegExp(`^${API}/departments/([^/]+)$`);
+const USER_PATH = new RegExp(`^${API}/users/([^/]+)$`);
 // Connection-level failures: the database is unreachable, not the request wrong.
 const UNREACHABLE = /^(08|57P0)|^ECONN|^ETIMEDOUT$/;
 
@@ -26,6 +28,7 @@ const meteringPolicies = new MeteringPolicies(pool);
 const expertSuites = new ExpertSuites(pool);
 const departments = new Departments(pool);
 const departmentReads = new DepartmentReads(pool);
+const users = new Users(pool);
 
 async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const [path, search = ''] = (request.url ?? '/').split('?');
@@ -55,6 +58,16 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
   if (method === 'GET' && path === `${API}/departments`) {
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.read');
     return sendJson(response, 200, await departmentReads.list(principal.organizationId, new URLSearchParams(search)));
+  }
+  if (method === 'POST' && path === `${API}/users`) {
+    const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
+    const outcome = await users.create(principal, request.headers['idempotency-key'], path, await readJsonObject(request));
+    return sendJson(response, outcome.status, outcome.body, outcome.replayed ? { 'Idempotent-Replayed': 'true' } : {});
+  }
+  const user = method === 'PATCH' ? USER_PATH.exec(path) : null;
+  if (user) {
+    const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
+    return sendJson(response, 200, await users.update(principal.organizationId, uuid(user[1], 'user_id'), await readJsonObject(request)));
   }
   if (method === 'GET' && path === '/readyz') {
     await pool.query('SELECT 1');

@@ -95,6 +95,17 @@ describe('__kebab__ service and repository', () => {
     expect((await service.get(organizationId, id)).revision).toBe(2);
   });
 
+  it('applies every one of many renames sent at once without a precondition, each as the next revision with its own event', async () => {
+    const { __singular_snake___id: id } = await service.create(organizationId, { name: 'Kappa' }, CLI_ACTOR);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, index) => service.update(organizationId, id, { name: `Kappa ${index}` }, revisionRequirement(NO_PRECONDITION), CLI_ACTOR)));
+    expect(answers.map((answer) => answer.revision).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    const events = (await eventsOf(id)).filter((event) => event.action === '__singular_snake__.updated').sort((a, b) => Number(a.revision_after! - b.revision_after!));
+    expect(events.map((event) => event.revision_after)).toEqual([2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n]);
+    // Each event's old name is the name the one before it set.
+    const names = events.map((event) => (event.changes as { name: { old: string; new: string } }).name);
+    expect(names.slice(1).map((name, index) => name.old === names[index].new)).toEqual(Array(7).fill(true));
+  });
+
   it('deletes at the expected revision with its event, frees the name, and answers NOT_FOUND afterwards and for another organization', async () => {
     const { __singular_snake___id: id } = await service.create(organizationId, { name: 'Iota' }, CLI_ACTOR);
     expect(await refusal(service.delete(organizationId, id, revisionRequirement({ ...NO_PRECONDITION, ifMatch: '"2"' }), CLI_ACTOR))).toMatchObject({ code: 'PRECONDITION_FAILED' });

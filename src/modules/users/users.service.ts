@@ -6,6 +6,7 @@ import { ErrorCode } from '../../common/errors/error-code';
 import { checkRevision, type RevisionRequirement } from '../../common/http/write-preconditions';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, POSITIVE_INT64, startOfPage, type KeysetPosition, type SortValueRange } from '../../common/pagination/page-token';
+import { writeInOneStatement } from '../../common/writes/one-statement-write';
 import type { CreateUserDto } from './dto/create-user.dto';
 import type { ListUsersQueryDto } from './dto/list-users-query.dto';
 import type { UpdateUserDto } from './dto/update-user.dto';
@@ -105,9 +106,7 @@ export class UsersService {
       const written = requirement.kind === 'absent' ? undefined : await this.users.update(organizationId, id, patch, { actor, at: this.clock.now() });
       return written ?? (await this.whyNotUpdated(organizationId, id, input, requirement));
     };
-    const first = await attempt();
-    const row = first ?? (await this.users.withLocked(organizationId, id, async () => (await attempt()) ?? raceLost()));
-    return toUserDto(row);
+    return toUserDto(await writeInOneStatement(attempt, (work) => this.users.withLocked(organizationId, id, work)));
   }
 
   /** Deletes in one statement (memberships with it); like update, it runs again under the row lock if it stood down for another writer. */
@@ -120,9 +119,9 @@ export class UsersService {
       const current = await this.users.findById(organizationId, id);
       if (!current) throw notFound(id);
       checkRevision(requirement, current.revision, 'user');
-      return false;
+      return undefined;
     };
-    if (!(await attempt())) await this.users.withLocked(organizationId, id, async () => (await attempt()) || raceLost());
+    await writeInOneStatement(attempt, (work) => this.users.withLocked(organizationId, id, work));
   }
 
   /** The stored user when the PATCH changes nothing; throws the rule it breaks; undefined when none explains the statement's standing down. */
@@ -159,9 +158,4 @@ function userPatch(input: UpdateUserDto, requirement: RevisionRequirement): User
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
-}
-
-/** A write that stood down even with the row locked: cannot happen while every writer of a user changes its revision. */
-function raceLost(): never {
-  throw new Error('The user changed under its row lock');
 }

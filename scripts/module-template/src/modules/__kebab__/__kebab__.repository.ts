@@ -12,6 +12,8 @@ import { __Plural__Error } from './__kebab__.errors';
 
 export const __SINGULAR_UPPER__ = columns<__Singular__>()('id', 'name', 'revision', 'seq', 'createdAt', 'updatedAt');
 export type __Singular__Row = RowOf<typeof __SINGULAR_UPPER__>;
+// The same list read from the UPDATE's CTE, beside the row it replaced.
+const CHANGED = columns<__Singular__>('changed')('id', 'name', 'revision', 'seq', 'createdAt', 'updatedAt');
 
 // The unique index of @@unique([organizationId, name]) in prisma/schema.prisma, by the name its
 // migration gives it (a name no migration creates is a type error).
@@ -58,17 +60,11 @@ export class __Plural__Repository {
     return row;
   }
 
-  /**
-   * Runs `work` in a SQL transaction (the caller's when there is one) on the row as it is once
-   * locked (undefined: there is no such row): writers of one __singular_words__, on any instance,
-   * take turns here, so each sees the revision the one before it left. `work` calls rename or
-   * delete with the row to change it.
-   */
-  withLocked<T>(organizationId: string, id: string, work: (current: __Singular__Row | undefined) => Promise<T>): Promise<T> {
+  /** Runs `work` in a SQL transaction (the caller's when there is one) with the row locked: where a one-statement write runs again after it stood down (writeInOneStatement). */
+  withLocked<T>(organizationId: string, id: string, work: () => Promise<T>): Promise<T> {
     return this.txHost.withSqlTransaction(async () => {
-      const [row] = await this.txHost.sql.query<__Singular__Row>(Prisma.sql`
-        SELECT ${__SINGULAR_UPPER__.sql} FROM __snake__ WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid ${RowLock.forUpdate}`);
-      return work(row);
+      await this.txHost.sql.query(Prisma.sql`SELECT id FROM __snake__ WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid ${RowLock.forUpdate}`);
+      return work();
     });
   }
 
@@ -80,34 +76,44 @@ export class __Plural__Repository {
       ORDER BY seq, id LIMIT ${limit}`);
   }
 
-  /** Renames the row `current` (locked by withLocked), revision + 1, with the `__singular_snake__.updated` event holding the old name and the new one. */
-  async rename(organizationId: string, current: __Singular__Row, name: string, context: AuditContext): Promise<__Singular__Row> {
+  /**
+   * The rename as one statement with its `__singular_snake__.updated` event (old and new name), no
+   * read before it and no lock held past it (docs/adr/0023-user-changes-as-one-snapshot-checked-statement.md):
+   * `old` reads the row, and the UPDATE writes only while the row is still at the revision `old`
+   * read (so the event's old name is the one replaced), at `revision` when given, and with another
+   * name. Undefined when it wrote nothing: the caller reads the row to tell why.
+   */
+  async rename(organizationId: string, id: string, name: string, revision: bigint | undefined, context: AuditContext): Promise<__Singular__Row | undefined> {
     try {
       const [row] = await this.txHost.sql.query<__Singular__Row>(Prisma.sql`
-        WITH changed AS (
-          UPDATE __snake__ SET name = ${name}, revision = revision + 1, updated_at = ${context.at}
-          WHERE organization_id = ${organizationId}::uuid AND id = ${current.id}::uuid
-          RETURNING *),
-        ${this.audit.insertFrom(context, Prisma.sql`changed`, {
+        WITH old AS (SELECT * FROM __snake__ WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid),
+        changed AS (
+          UPDATE __snake__ AS s SET name = ${name}, revision = s.revision + 1, updated_at = ${context.at}
+          FROM old
+          WHERE s.organization_id = old.organization_id AND s.id = old.id AND s.revision = old.revision AND old.name <> ${name}
+            ${revision === undefined ? Prisma.empty : Prisma.sql`AND s.revision = ${revision}`}
+          RETURNING s.*),
+        ${this.audit.insertFrom(context, Prisma.sql`changed, old`, {
           organizationId,
           action: __Plural__Audit.Updated,
           resourceId: Prisma.sql`changed.id::text`,
-          revisionBefore: Prisma.sql`changed.revision - 1`,
+          revisionBefore: Prisma.sql`old.revision`,
           revisionAfter: Prisma.sql`changed.revision`,
-          changes: sqlChanges({ name: { old: Prisma.sql`${current.name}::text`, new: Prisma.sql`changed.name` } }),
+          changes: sqlChanges({ name: { old: Prisma.sql`old.name`, new: Prisma.sql`changed.name` } }),
         })}
-        SELECT ${__SINGULAR_UPPER__.sql} FROM changed`);
+        SELECT ${CHANGED.sql} FROM changed`);
       return row;
     } catch (error) {
       throw conflicts(error);
     }
   }
 
-  /** Deletes the row `current` (locked by withLocked), with the `__singular_snake__.deleted` event holding its values. */
-  async delete(organizationId: string, current: __Singular__Row, context: AuditContext): Promise<void> {
-    await this.txHost.sql.query(Prisma.sql`
+  /** Deletes the row (at `revision` when given) with the `__singular_snake__.deleted` event holding its values, as one statement; false when it deleted nothing. */
+  async delete(organizationId: string, id: string, revision: bigint | undefined, context: AuditContext): Promise<boolean> {
+    const rows = await this.txHost.sql.query(Prisma.sql`
       WITH removed AS (
-        DELETE FROM __snake__ WHERE organization_id = ${organizationId}::uuid AND id = ${current.id}::uuid
+        DELETE FROM __snake__ WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid
+          ${revision === undefined ? Prisma.empty : Prisma.sql`AND revision = ${revision}`}
         RETURNING *),
       ${this.audit.insertFrom(context, Prisma.sql`removed`, {
         organizationId,
@@ -118,5 +124,6 @@ export class __Plural__Repository {
         changes: sqlChanges({ name: { old: Prisma.sql`removed.name`, new: Prisma.raw('NULL::text') } }),
       })}
       SELECT id FROM removed`);
+    return rows.length === 1;
   }
 }

@@ -6,6 +6,7 @@ import { ErrorCode } from '../../common/errors/error-code';
 import { checkRevision, type RevisionRequirement } from '../../common/http/write-preconditions';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, POSITIVE_INT64, startOfPage } from '../../common/pagination/page-token';
+import { writeInOneStatement } from '../../common/writes/one-statement-write';
 import type { Create__Singular__Dto } from './dto/create-__singular_kebab__.dto';
 import type { __Singular__Dto } from './dto/__singular_kebab__.dto';
 import type { __Singular__PageDto } from './dto/__singular_kebab__-page.dto';
@@ -45,25 +46,37 @@ export class __Plural__Service {
   }
 
   /**
-   * Checks the revision the request requires, then renames, revision + 1. A name equal to the
-   * stored one (or none) is no change: the __singular_words__ as stored, no event, revision and
-   * updated_at untouched.
+   * Renames in one statement (revision + 1). When it writes nothing, the stored row says why: none
+   * (404), another revision (409 or 412), or the same name (a no-op: the __singular_words__ as
+   * stored, no event, revision and updated_at untouched); if nothing explains it, the statement
+   * stood down for another writer and runs again under the row lock (writeInOneStatement).
    */
   update(organizationId: string, id: string, input: Update__Singular__Dto, requirement: RevisionRequirement, actor: AuditActor): Promise<__Singular__Dto> {
-    return this.__pluralCamel__.withLocked(organizationId, id, async (current) => {
+    const attempt = async () => {
+      const written =
+        input.name === undefined || requirement.kind === 'absent'
+          ? undefined
+          : await this.__pluralCamel__.rename(organizationId, id, input.name, revisionOf(requirement), { actor, at: this.clock.now() });
+      if (written) return to__Singular__Dto(written);
+      const current = await this.__pluralCamel__.findById(organizationId, id);
       if (!current) throw notFound(id);
       checkRevision(requirement, current.revision, '__singular_words__');
-      if (input.name === undefined || input.name === current.name) return to__Singular__Dto(current);
-      return to__Singular__Dto(await this.__pluralCamel__.rename(organizationId, current, input.name, { actor, at: this.clock.now() }));
-    });
+      return input.name === undefined || input.name === current.name ? to__Singular__Dto(current) : undefined;
+    };
+    return writeInOneStatement(attempt, (work) => this.__pluralCamel__.withLocked(organizationId, id, work));
   }
 
-  /** Checks the revision the request requires, then deletes; the name is free again at once. */
-  delete(organizationId: string, id: string, requirement: RevisionRequirement, actor: AuditActor): Promise<void> {
-    return this.__pluralCamel__.withLocked(organizationId, id, async (current) => {
+  /** Deletes in one statement; the name is free again at once. 404 when there is none, 409/412 at another revision. */
+  async delete(organizationId: string, id: string, requirement: RevisionRequirement, actor: AuditActor): Promise<void> {
+    const attempt = async () => {
+      if (requirement.kind !== 'absent' && (await this.__pluralCamel__.delete(organizationId, id, revisionOf(requirement), { actor, at: this.clock.now() }))) return true;
+      const current = await this.__pluralCamel__.findById(organizationId, id);
       if (!current) throw notFound(id);
       checkRevision(requirement, current.revision, '__singular_words__');
-      await this.__pluralCamel__.delete(organizationId, current, { actor, at: this.clock.now() });
-    });
+      return undefined;
+    };
+    await writeInOneStatement(attempt, (work) => this.__pluralCamel__.withLocked(organizationId, id, work));
   }
 }
+
+const revisionOf = (requirement: RevisionRequirement) => (requirement.kind === 'revision' ? requirement.revision : undefined);
