@@ -26,6 +26,12 @@ describe('department members under concurrency', () => {
   const newUser = async (): Promise<string> =>
     (await via(1).http().post('/api/openapi/v1/users').set('Authorization', tenant.bearer).set('Idempotency-Key', randomUUID()).send({ user_name: `u-${randomUUID()}` }).expect(201)).body
       .user_id as string;
+  // Set-up one request at a time: a burst of creates would queue on the pool and, on a loaded machine, time out as 503.
+  const inTurn = async <T>(count: number, make: () => Promise<T>): Promise<T[]> => {
+    const made: T[] = [];
+    for (let index = 0; index < count; index += 1) made.push(await make());
+    return made;
+  };
   const put = (index: number, departmentId: string, userId: string) =>
     via(index).http().put(`/api/openapi/v1/departments/${departmentId}/members/${userId}`).set('Authorization', tenant.bearer);
   const del = (index: number, departmentId: string, userId: string) =>
@@ -49,7 +55,7 @@ describe('department members under concurrency', () => {
   });
 
   it('parallel PUTs of different departments at the limit on two instances: only the room left is taken', async () => {
-    const departments = await Promise.all(Array.from({ length: 54 }, () => newDepartment()));
+    const departments = await inTurn(54, newDepartment);
     const user = (
       await via(0).http().post('/api/openapi/v1/users').set('Authorization', tenant.bearer).set('Idempotency-Key', randomUUID())
         .send({ user_name: `u-${randomUUID()}`, department_ids: departments.slice(0, 48) }).expect(201)
@@ -64,7 +70,7 @@ describe('department members under concurrency', () => {
     const outcomes = { deleted: 0, kept: 0 };
     for (let round = 0; round < 6; round += 1) {
       const department = await newDepartment();
-      const users = await Promise.all(Array.from({ length: 6 }, () => newUser()));
+      const users = await inTurn(6, newUser);
       const deleteNow = () =>
         database.prisma.$executeRaw(Prisma.sql`DELETE FROM departments WHERE id = ${department}::uuid`).then(
           () => 'deleted',
@@ -99,7 +105,7 @@ describe('department members under concurrency', () => {
 
   it('parallel removal of a user\'s primary membership and additions of others: the primary is always one of its memberships', async () => {
     for (let round = 0; round < 6; round += 1) {
-      const [primary, second, third] = await Promise.all([newDepartment(), newDepartment(), newDepartment()]);
+      const [primary, second, third] = await inTurn(3, newDepartment);
       const user = await newUser();
       expect((await put(0, primary, user)).status).toBe(201);
       const answers = await Promise.all([del(round, primary, user), put(round + 1, second, user), put(round, third, user)]);

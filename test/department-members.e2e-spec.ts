@@ -27,6 +27,12 @@ describe('department members', () => {
     expect(answer.status).toBe(201);
     return answer.body.user_id as string;
   };
+  // Set-up one request at a time: a burst of creates would queue on the pool and, on a loaded machine, time out as 503.
+  const inTurn = async <T>(count: number, make: (index: number) => Promise<T>): Promise<T[]> => {
+    const made: T[] = [];
+    for (let index = 0; index < count; index += 1) made.push(await make(index));
+    return made;
+  };
   const add = (department_id: string, user_id: string, via = client) =>
     via.PUT('/api/openapi/v1/departments/{department_id}/members/{user_id}', { params: { path: { department_id, user_id } } });
   const remove = (department_id: string, user_id: string, via = client) =>
@@ -176,7 +182,7 @@ describe('department members', () => {
   });
 
   it('refuses a 51st department with 422 USER_DEPARTMENT_LIMIT_REACHED, and still answers 200 for a department the user has', async () => {
-    const departments = await Promise.all(Array.from({ length: 51 }, (_, index) => newDepartment(`Limit ${index} ${randomUUID()}`)));
+    const departments = await inTurn(51, (index) => newDepartment(`Limit ${index} ${randomUUID()}`));
     const created = await context.http().post('/api/openapi/v1/users').set('Authorization', context.tenant.bearer).set('Idempotency-Key', randomUUID())
       .send({ user_name: `full-${randomUUID()}`, department_ids: departments.slice(0, 49) }).expect(201);
     const user = created.body.user_id as string;
@@ -193,7 +199,7 @@ describe('department members', () => {
     const child = await newDepartment('Child', root);
     const grandchild = await newDepartment('Grandchild', child);
     const sibling = await newDepartment(`Outside ${randomUUID()}`);
-    const users = await Promise.all(Array.from({ length: 7 }, () => newUser()));
+    const users = await inTurn(7, () => newUser());
     // users 0–1 in root, 1–3 in child, 3–5 in grandchild (1 and 3 twice in the subtree), 6 outside only.
     const memberships: Array<[string, number[]]> = [[root, [0, 1]], [child, [1, 2, 3]], [grandchild, [3, 4, 5]], [sibling, [6, 0]]];
     for (const [department, indexes] of memberships) for (const index of indexes) expect((await add(department, users[index])).response.status).toBe(201);
