@@ -109,8 +109,9 @@ describeWithChromium('Swagger UI at /docs in headless Chromium', () => {
     const suite = await fixture.newSuite();
     const ids: Record<string, string> = { resourceId: suite.id };
     const executed: string[] = [];
-    // Those without a path parameter first: their answers give the ids the others need; deletes last.
-    const order = (operation: DocumentedOperation) => (operation.method === 'delete' ? 100 : 0) + operation.pathParameters.length;
+    // Those without a path parameter first: their answers give the ids the others need; deletes last, the innermost
+    // resource first (a department's member before the user and the department).
+    const order = (operation: DocumentedOperation) => (operation.method === 'delete' ? 100 - operation.pathParameters.length : operation.pathParameters.length);
     for (const operation of [...operations].sort((a, b) => order(a) - order(b))) {
       const block = await tryOut(page, operation);
       for (const name of operation.pathParameters) {

@@ -412,6 +412,56 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/api/openapi/v1/departments/{department_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add member
+         * @description **Required scope:** `admin.v1.user-directory.manage`
+         *
+         *     Makes the user a member of the department: 201 when added, 200 when it already was (nothing changes, no event); a user has at most 50 departments. A user without a primary department gets this one. Adding changes the user: its `revision` + 1, `updated_at` and ETag. Writes the audit event `department.member_added` (resource: the department; `changes` names `user_id`, and `primary_department_id` when it changed). Idempotent by itself: no Idempotency-Key.
+         */
+        put: operations["addDepartmentMember"];
+        post?: never;
+        /**
+         * Remove member
+         * @description **Required scope:** `admin.v1.user-directory.manage`
+         *
+         *     Ends the user's membership of the department. When it was the user's primary department, its earliest-added remaining membership becomes primary (null when none is left). The user's `revision` + 1. Writes the audit event `department.member_removed`.
+         */
+        delete: operations["removeDepartmentMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openapi/v1/departments/{department_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description **Required scope:** `admin.v1.user-directory.read`
+         *
+         *     The department's members ordered by `user_id`, one page at a time (pass `next_page_token` as `page_token`). With `recursive=true`, the members of the department and of every department below it, each user once.
+         */
+        get: operations["listDepartmentMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -803,7 +853,7 @@ export interface components {
              *       "api_key.revoked"
              *     ]
              */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.member_added" | "department.member_removed" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /**
              * @description What the endpoint is for, at most 1024 characters (code points), trimmed. Null or absent: none.
              * @example HR sync
@@ -819,7 +869,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.member_added" | "department.member_removed" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -842,7 +892,7 @@ export interface components {
             /** @description Where the events are POSTed. */
             url: string;
             /** @description The audit actions delivered, or `*` for every one. */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.member_added" | "department.member_removed" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated")[];
             /** @description What the endpoint is for; null when none was given. */
             description: string | null;
             /**
@@ -961,7 +1011,7 @@ export interface components {
              * @description What happened: `<resource_type>.<verb>`.
              * @enum {string}
              */
-            action: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
+            action: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.member_added" | "department.member_removed" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
             /**
              * @description The kind of record that changed.
              * @enum {string}
@@ -1164,6 +1214,12 @@ export interface components {
              * @description One of the user's departments after this change (of department_ids when sent: else 400 `conflicting_fields`; of the stored ones otherwise: else 422 PRIMARY_DEPARTMENT_NOT_MEMBER). Absent: kept while it stays a membership, else the earliest-added remaining one. Null only when no membership remains.
              */
             primary_department_id?: string | null;
+        };
+        MemberPageDto: {
+            /** @description Ordered by user_id; with recursive=true each user once. */
+            items: components["schemas"]["UserDto"][];
+            /** @description Pass as page_token (with the same recursive) for the next page; null on the last page. */
+            next_page_token: string | null;
         };
     };
     responses: never;
@@ -3836,7 +3892,7 @@ export interface operations {
                 /** @description Only events of the record with this identifier (as the events show it: uuids lower-case). */
                 resource_id?: string;
                 /** @description Only events of this action. */
-                action?: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
+                action?: "api_key.created" | "api_key.revoked" | "category.created" | "department.created" | "department.deleted" | "department.member_added" | "department.member_removed" | "department.updated" | "expert_suite.created" | "expert_suite.updated" | "subscription.updated" | "upload.created" | "user.created" | "user.deleted" | "user.updated" | "webhook_delivery.redelivered" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
                 /** @description Only changes made with this API key (a uuid in any case). */
                 actor_api_key_id?: string;
                 /** @description Only events that occurred at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T09:00:00Z; a real instant from 1970-01-01T00:00:00Z on). */
@@ -4662,6 +4718,424 @@ export interface operations {
              *     - `PRIMARY_DEPARTMENT_NOT_MEMBER`: primary_department_id (sent without department_ids) is not one of the user's departments, or is null while it has some.
              */
             422: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    addDepartmentMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the department (any case). */
+                department_id: string;
+                /** @description Identifier of the user (any case). */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Already a member: the user, unchanged. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /** @description Added: the user as it is now (as GET /users/{user_id} answers it). */
+            201: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: department_id or user_id is not a uuid; details names it.
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: No such department (details.field `department_id`) or user (details.field `user_id`) in this organization; the department is checked first. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `USER_DEPARTMENT_LIMIT_REACHED`: The user is a member of 50 departments already, the most a user may have (details.field `user_id`); nothing changed. */
+            422: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    removeDepartmentMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the department (any case). */
+                department_id: string;
+                /** @description Identifier of the user (any case). */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is no longer a member. */
+            204: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `VALIDATION_FAILED`: department_id or user_id is not a uuid; details names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.manage. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: No such department (details.field `department_id`), or no such user or not a member of it (details.field `user_id`). */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listDepartmentMembers: {
+        parameters: {
+            query?: {
+                /** @description `true`: the members of the department and of every department below it, each user once. Default `false`: its direct members. */
+                recursive?: "true" | "false";
+                /** @description Items per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The previous answer's next_page_token, with the same recursive; absent for the first page. */
+                page_token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Identifier of the department (any case). */
+                department_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of members. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberPageDto"];
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: department_id or a query parameter is invalid (recursive not true/false, page_size outside 1–100, a page_token of another query, an unknown parameter); details names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.user-directory.read. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: No such department in this organization. */
+            404: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
                     "RateLimit-Policy"?: string;

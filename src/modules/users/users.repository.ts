@@ -27,7 +27,7 @@ const USER_FIELDS = [
   'createdAt',
   'updatedAt',
 ] as const;
-const USER = columns<User>()(...USER_FIELDS);
+export const USER = columns<User>()(...USER_FIELDS);
 const CHANGED_USER = columns<User>('u')(...USER_FIELDS);
 
 /** A user with its memberships' department ids, in the order they were added. */

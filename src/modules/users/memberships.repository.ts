@@ -1,0 +1,248 @@
+import { Injectable } from '@nestjs/common';
+import { AuditStatements, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
+import { AppError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import type { Columns } from '../../database/columns';
+import { violations } from '../../database/constraint-violations';
+import { RowLock } from '../../database/locks';
+import { SqlHost } from '../../database/sql-host';
+import { Prisma } from '../../generated/prisma/client';
+import { MembershipsAudit } from './memberships.audit';
+import { USER, type UserRow } from './users.repository';
+
+/** A user row's memberships in the order added, as uuid[], from the statement's snapshot. */
+const departmentIdsOf = (alias: string) =>
+  Prisma.raw(`ARRAY(SELECT m.department_id FROM department_members AS m WHERE m.organization_id = ${alias}.organization_id AND m.user_id = ${alias}.id ORDER BY m.seq)`);
+
+/** A user as the users module answers it (UserRow): its columns and its memberships' department ids. */
+export const USER_WITH_DEPARTMENTS: Columns<UserRow> = { sql: Prisma.sql`${USER.sql}, to_jsonb(${departmentIdsOf('users')}) AS "departmentIds"` };
+
+/**
+ * A subtree with at least this many departments is listed by walking the organization's memberships
+ * in user-id order; a smaller one by merging each department's next members
+ * (docs/adr/0024-subtree-member-pages-by-two-plans.md).
+ */
+export const WIDE_SUBTREE_DEPARTMENTS = 1000;
+
+export const departmentNotFound = (departmentId: string) =>
+  new AppError(ErrorCode.NOT_FOUND, `No department ${departmentId} exists in this organization.`, { field: 'department_id', reason: 'not_found' });
+export const userNotFound = (userId: string, detail = `No user ${userId} exists in this organization.`) =>
+  new AppError(ErrorCode.NOT_FOUND, detail, { field: 'user_id', reason: 'not_found' });
+
+const ADDED_USER = sqlChanges({ user_id: { old: null, new: Prisma.sql`changed."id"` } });
+
+const REMOVED_USER = sqlChanges({ user_id: { old: Prisma.sql`changed."id"`, new: Prisma.raw('NULL::uuid') } });
+
+/** The outcome of adding a membership: the user as it is afterwards, and whether the statement added it. */
+export interface AddedMembership {
+  added: boolean;
+  member: UserRow;
+}
+
+/** What the list of a department's members reads: the department's own, or its whole subtree's, each user once. */
+export interface MemberQuery {
+  organizationId: string;
+  departmentId: string;
+  recursive: boolean;
+}
+
+/**
+ * department_members: every statement on memberships, for the department's side (PUT, DELETE, GET
+ * …/members) and for the users list's `department_id` filter, which pages the same statements
+ * (`memberIdsPage`, `usersOfDepartmentPage`). Pages are keyset on user_id.
+ */
+@Injectable()
+export class MembershipsRepository {
+  constructor(
+    private readonly txHost: SqlHost,
+    private readonly audit: AuditStatements,
+  ) {}
+
+  /**
+   * One statement, run after lockUser in the same transaction (so its snapshot holds every
+   * membership of the user committed before): inserts the membership when the department exists
+   * and the user has fewer than `limit` memberships (ON CONFLICT: already a member, nothing
+   * changes), and only then the user's revision + 1, updated_at, the membership as primary when
+   * the user had none, and the `department.member_added` event. The insert's foreign key holds the
+   * department (FOR KEY SHARE) until commit: a delete of it ends one way or the other.
+   * Undefined: no such department; `limit_reached`: not a member and no room for another.
+   */
+  async add(organizationId: string, departmentId: string, userId: string, limit: number, context: AuditContext): Promise<AddedMembership | 'limit_reached' | undefined> {
+    const failed = violations({
+      department_members_organization_id_department_id_fkey: () => departmentNotFound(departmentId),
+      department_members_organization_id_user_id_fkey: () => userNotFound(userId),
+    });
+    try {
+      const [row] = await this.txHost.sql.query<UserRow & { added: boolean; member: boolean }>(Prisma.sql`
+        WITH department AS (SELECT id FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid),
+        inserted AS (
+          INSERT INTO department_members (organization_id, department_id, user_id, created_at)
+          SELECT ${organizationId}::uuid, department.id, ${userId}::uuid, ${context.at} FROM department
+          WHERE (SELECT count(*) FROM department_members WHERE organization_id = ${organizationId}::uuid AND user_id = ${userId}::uuid) < ${limit}
+          ON CONFLICT DO NOTHING RETURNING department_id, user_id),
+        changed AS (
+          UPDATE users SET revision = users.revision + 1, updated_at = ${context.at},
+            primary_department_id = COALESCE(users.primary_department_id, inserted.department_id)
+          FROM inserted WHERE users.organization_id = ${organizationId}::uuid AND users.id = inserted.user_id
+          -- The statement's snapshot has the user's memberships before it; the new one is the latest added.
+          RETURNING ${USER.sql}, to_jsonb(${departmentIdsOf('users')} || inserted.department_id) AS "departmentIds"),
+        ${this.audit.insertFrom(context, Prisma.sql`changed`, {
+          organizationId,
+          action: MembershipsAudit.MemberAdded,
+          resourceId: Prisma.sql`${departmentId}::text`,
+          // The primary changed only when the user had none: then it is this department.
+          changes: Prisma.sql`${ADDED_USER} || ${sqlChanges(
+            {
+              primary_department_id: {
+                old: Prisma.sql`CASE WHEN changed."primaryDepartmentId" = ${departmentId}::uuid THEN NULL ELSE changed."primaryDepartmentId" END`,
+                new: Prisma.sql`changed."primaryDepartmentId"`,
+              },
+            },
+            { onlyChanged: true },
+          )}`,
+        })}
+        SELECT changed.*, true AS added, true AS member FROM changed
+        UNION ALL
+        SELECT ${USER_WITH_DEPARTMENTS.sql}, false, ${departmentId}::uuid = ANY (${departmentIdsOf('users')}) FROM users
+        WHERE organization_id = ${organizationId}::uuid AND id = ${userId}::uuid AND EXISTS (SELECT 1 FROM department) AND NOT EXISTS (SELECT 1 FROM inserted)`);
+      if (!row) return undefined;
+      const { added, member: wasMember, ...user } = row;
+      return wasMember ? { added, member: user } : 'limit_reached';
+    } catch (error) {
+      throw failed(error);
+    }
+  }
+
+  /** Locks the user's row until the transaction ends (its membership writers take turns, on every instance); undefined: no such user. */
+  async lockUser(organizationId: string, userId: string): Promise<{ primaryDepartmentId: string | null } | undefined> {
+    const [row] = await this.txHost.sql.query<{ primaryDepartmentId: string | null }>(Prisma.sql`
+      SELECT primary_department_id AS "primaryDepartmentId" FROM users
+      WHERE organization_id = ${organizationId}::uuid AND id = ${userId}::uuid ${RowLock.forUpdate}`);
+    return row;
+  }
+
+  /**
+   * Runs `work` in a SQL transaction (the caller's when there is one): the statements of an add or
+   * a removal, after lockUser, see every membership committed before the lock was granted.
+   */
+  inTransaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.txHost.withSqlTransaction(work);
+  }
+
+  /**
+   * One statement, run after lockUser in the same transaction: deletes the membership; when it was
+   * the primary, the earliest-added remaining membership becomes primary (null when none is left);
+   * the user's revision + 1 and updated_at; the `department.member_removed` event. No row: the
+   * user was not a member.
+   */
+  async remove(organizationId: string, departmentId: string, userId: string, context: AuditContext): Promise<UserRow | undefined> {
+    const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
+      WITH removed AS (
+        DELETE FROM department_members
+        WHERE organization_id = ${organizationId}::uuid AND department_id = ${departmentId}::uuid AND user_id = ${userId}::uuid
+        RETURNING department_id, user_id),
+      earliest AS (
+        SELECT m.department_id FROM department_members m
+        WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = ${userId}::uuid AND m.department_id <> ${departmentId}::uuid
+        ORDER BY m.seq LIMIT 1),
+      before AS (SELECT primary_department_id FROM users WHERE organization_id = ${organizationId}::uuid AND id = ${userId}::uuid),
+      changed AS (
+        UPDATE users SET revision = users.revision + 1, updated_at = ${context.at},
+          primary_department_id = CASE WHEN users.primary_department_id = removed.department_id
+            THEN (SELECT department_id FROM earliest) ELSE users.primary_department_id END
+        FROM removed WHERE users.organization_id = ${organizationId}::uuid AND users.id = removed.user_id
+        RETURNING ${USER.sql}, to_jsonb(array_remove(${departmentIdsOf('users')}, removed.department_id)) AS "departmentIds"),
+      ${this.audit.insertFrom(context, Prisma.sql`changed, before`, {
+        organizationId,
+        action: MembershipsAudit.MemberRemoved,
+        resourceId: Prisma.sql`${departmentId}::text`,
+        changes: Prisma.sql`${REMOVED_USER} || ${sqlChanges(
+          { primary_department_id: { old: Prisma.sql`before.primary_department_id`, new: Prisma.sql`changed."primaryDepartmentId"` } },
+          { onlyChanged: true },
+        )}`,
+      })}
+      SELECT * FROM changed`);
+    return row;
+  }
+
+  /** On the primary key: whether the organization has the department (to tell an empty list from an unknown department). */
+  async departmentExists(organizationId: string, departmentId: string): Promise<boolean> {
+    const [row] = await this.txHost.sql.query<{ found: boolean }>(Prisma.sql`
+      SELECT EXISTS (SELECT 1 FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid) AS found`);
+    return row.found;
+  }
+
+  /** The user's departments in the order they were added (its primary need not be first): on the (organization, user, seq) index. */
+  async departmentIdsOf(organizationId: string, userId: string): Promise<string[]> {
+    const rows = await this.txHost.sql.query<{ departmentId: string }>(Prisma.sql`
+      SELECT department_id AS "departmentId" FROM department_members
+      WHERE organization_id = ${organizationId}::uuid AND user_id = ${userId}::uuid ORDER BY seq`);
+    return rows.map((row) => row.departmentId);
+  }
+
+  /** The departments of each of `userIds` (a page of users) in the order they were added: one statement on the (organization, user, seq) index. */
+  async departmentIdsOfUsers(organizationId: string, userIds: readonly string[]): Promise<Map<string, string[]>> {
+    const rows = await this.txHost.sql.query<{ userId: string; departmentId: string }>(Prisma.sql`
+      SELECT user_id AS "userId", department_id AS "departmentId" FROM department_members
+      WHERE organization_id = ${organizationId}::uuid AND user_id = ANY (${userIds}::uuid[]) ORDER BY user_id, seq`);
+    const byUser = new Map<string, string[]>(userIds.map((id) => [id, []]));
+    for (const row of rows) byUser.get(row.userId)?.push(row.departmentId);
+    return byUser;
+  }
+
+  /**
+   * Up to `limit` users of the department (recursive: of its subtree, each once) with user_id after
+   * `afterUserId`, in user_id order, each read with `list` (columns of users): one statement on
+   * indexes, on the replica (a list may lag). Used by GET …/members and by the users list's
+   * department_id filter. No rows for an unknown department.
+   */
+  usersOfDepartmentPage<Row>(list: Columns<Row>, query: MemberQuery, afterUserId: string | undefined, limit: number): Promise<Row[]> {
+    // = ANY (ARRAY(…)): the page's ids are probes of the users index, whatever the planner guesses of a page's size.
+    return this.txHost.replica.query<Row>(Prisma.sql`
+      SELECT ${list.sql} FROM users
+      WHERE organization_id = ${query.organizationId}::uuid AND id = ANY (ARRAY(${this.memberIdsPage(query, afterUserId, limit)}))
+      ORDER BY id`);
+  }
+
+  /**
+   * The next `limit` member ids after `afterUserId`, as a query of one column `user_id` in user_id
+   * order, for a statement that reads more of each user. Direct members: the membership primary key
+   * (organization, department, user). A subtree, each user once, by one of two plans chosen in the
+   * statement by the subtree's size (docs/directory.md, "Large directories"):
+   * - fewer than WIDE_SUBTREE_DEPARTMENTS departments: each department's next `limit` members on the
+   *   primary key, merged and deduplicated: a page costs a probe per department of the subtree,
+   *   whatever the size of its membership;
+   * - more: the organization's memberships in user_id order (the (organization, user, seq) index),
+   *   each kept when its department's path lies in the subtree's range: a page costs the memberships
+   *   passed over, which is few when the subtree holds much of the organization's membership.
+   */
+  memberIdsPage(query: MemberQuery, afterUserId: string | undefined, limit: number): Prisma.Sql {
+    const { organizationId, departmentId } = query;
+    const after = afterUserId === undefined ? Prisma.empty : Prisma.sql`AND m.user_id > ${afterUserId}::uuid`;
+    if (!query.recursive) {
+      return Prisma.sql`SELECT m.user_id FROM department_members m
+        WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = ${departmentId}::uuid ${after}
+        ORDER BY m.user_id LIMIT ${limit}`;
+    }
+    const root = Prisma.sql`(SELECT path FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid)`;
+    // Scalar subqueries, so that the path range is an index condition on (organization_id, path).
+    const inSubtree = (alias: string) =>
+      Prisma.raw(`${alias}.path >= (SELECT path FROM subtree_root) AND ${alias}.path < (SELECT path FROM subtree_root) || '~'`);
+    return Prisma.sql`
+      WITH subtree_root AS MATERIALIZED ${root},
+      wide AS MATERIALIZED (SELECT count(*) >= ${WIDE_SUBTREE_DEPARTMENTS} AS yes FROM (
+        SELECT 1 FROM departments d WHERE d.organization_id = ${organizationId}::uuid AND ${inSubtree('d')}
+        LIMIT ${WIDE_SUBTREE_DEPARTMENTS}) counted)
+      (SELECT DISTINCT top.user_id FROM departments d CROSS JOIN LATERAL (
+          SELECT m.user_id FROM department_members m
+          WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = d.id ${after}
+          ORDER BY m.user_id LIMIT ${limit}) top
+        WHERE NOT (SELECT yes FROM wide) AND d.organization_id = ${organizationId}::uuid AND ${inSubtree('d')}
+        ORDER BY top.user_id LIMIT ${limit})
+      UNION ALL
+      (SELECT DISTINCT m.user_id FROM department_members m
+        WHERE (SELECT yes FROM wide) AND m.organization_id = ${organizationId}::uuid ${after}
+          AND (SELECT ${inSubtree('d')} FROM departments d WHERE d.organization_id = m.organization_id AND d.id = m.department_id)
+        ORDER BY m.user_id LIMIT ${limit})`;
+  }
+}
