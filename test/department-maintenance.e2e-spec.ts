@@ -251,6 +251,34 @@ describe('department maintenance', () => {
     });
   });
 
+  describe('DELETE of a department with members', () => {
+    it('is refused while it has members (409, how many of each), and goes once they are removed', async () => {
+      const department = await create('Staffed');
+      await create('Sub', department.department_id);
+      const member = async (user_name: string) =>
+        (
+          await context
+            .http()
+            .post('/api/openapi/v1/users')
+            .set('Authorization', tenant.bearer)
+            .set('Idempotency-Key', randomUUID())
+            .send({ user_name, department_ids: [department.department_id] })
+            .expect(201)
+        ).body.user_id as string;
+      const users = [await member(`m-${randomUUID()}`), await member(`m-${randomUUID()}`)];
+      const notEmpty = await remove(department.department_id);
+      expectErrorBody(notEmpty, 409, 'DEPARTMENT_NOT_EMPTY', 'conflict');
+      expect(notEmpty.body.detail).toContain('1 child department and 2 members');
+      const [child] = (await context.http().get(PATH).query({ parent_id: department.department_id }).set('Authorization', tenant.bearer).expect(200)).body.items;
+      await remove(child.department_id).expect(204);
+      expect((await remove(department.department_id)).body.detail).toContain('has 2 members;');
+      for (const user of users) await context.http().delete(`${at(department.department_id)}/members/${user}`).set('Authorization', tenant.bearer).expect(204);
+      await remove(department.department_id).expect(204);
+      const deletedIds = (await events('department.deleted')).map((event) => event.resourceId);
+      expect(deletedIds).toEqual(expect.arrayContaining([child.department_id, department.department_id]));
+    });
+  });
+
   describe('GET ancestors', () => {
     it('is empty for a top-level department, 400 for a path that is not a uuid', async () => {
       const top = await create('Top');

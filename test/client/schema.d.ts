@@ -56,7 +56,7 @@ export interface paths {
          * Delete department
          * @description **Required scope:** `admin.v1.user-directory.manage`
          *
-         *     Removes a department that has no child departments; afterwards it is 404 everywhere and its name and external_id are free. Writes the audit event `department.deleted` with its last values.
+         *     Removes a department that has no child departments and no members; afterwards it is 404 everywhere and its name and external_id are free. Writes the audit event `department.deleted` with its last values.
          */
         delete: operations["deleteDepartment"];
         options?: never;
@@ -1747,7 +1747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description - `DEPARTMENT_NOT_EMPTY`: The department has child departments (detail says how many); nothing changed. */
+            /** @description - `DEPARTMENT_NOT_EMPTY`: The department has child departments or members (detail says how many of each); nothing changed. */
             409: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */

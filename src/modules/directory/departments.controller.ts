@@ -165,7 +165,7 @@ export class DepartmentsController {
     operationId: 'deleteDepartment',
     summary: 'Delete department',
     description:
-      'Removes a department that has no child departments; afterwards it is 404 everywhere and its name and ' +
+      'Removes a department that has no child departments and no members; afterwards it is 404 everywhere and its name and ' +
       'external_id are free. Writes the audit event `department.deleted` with its last values.',
   })
   @ApiParam(ID_PARAM)
@@ -176,7 +176,7 @@ export class DepartmentsController {
     [ErrorCode.VALIDATION_FAILED, 'The path parameter or a precondition header breaks its schema; details names it.'],
     [ErrorCode.NOT_FOUND, 'The organization has no department with this id.'],
     [ErrorCode.PRECONDITION_FAILED, 'If-Match names another revision than the stored one (details.suggestion is the current one), or If-None-Match is *; nothing changed.'],
-    [DirectoryError.DEPARTMENT_NOT_EMPTY, 'The department has child departments (detail says how many); nothing changed.'],
+    [DirectoryError.DEPARTMENT_NOT_EMPTY, 'The department has child departments or members (detail says how many of each); nothing changed.'],
   )
   async delete(
     @CurrentPrincipal() principal: Principal,

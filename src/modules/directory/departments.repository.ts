@@ -25,10 +25,16 @@ export type DepartmentRow = RowOf<typeof DEPARTMENT>;
 /** What a create wrote: the department, or why not (no parent, or past the depth limit). */
 export type InsertOutcome = { kind: 'created'; row: DepartmentRow } | { kind: 'parent not found' } | { kind: 'too deep' };
 
-/** What a delete did: removed it, or found it with children or at another revision (undefined: no such department). */
+/** What a department holds: child departments and member users. */
+export interface DepartmentContents {
+  children: number;
+  members: number;
+}
+
+/** What a delete did: removed it, or found it not empty or at another revision (undefined: no such department). */
 export interface DeleteOutcome {
   storedRevision: bigint;
-  childCount: number;
+  contents: DepartmentContents;
   deleted: boolean;
 }
 
@@ -46,13 +52,14 @@ const conflicts = violations({
     new AppError(DirectoryError.EXTERNAL_ID_CONFLICT, 'Another department of the organization already has this external_id.'),
 });
 
-// A parent row referenced by a child: a child created under it while the delete waited.
-const childAppeared = violations({
-  departments_organization_id_parent_id_fkey: () => new ChildAppeared(),
+// A department row referenced by a child or a membership: one created while the delete waited.
+const contentsAppeared = violations({
+  departments_organization_id_parent_id_fkey: () => new ContentsAppeared(),
+  department_members_organization_id_department_id_fkey: () => new ContentsAppeared(),
 });
 
-/** The delete met a child the statement's snapshot did not show (the foreign key refused it). */
-export class ChildAppeared extends Error {}
+/** The delete met a child or member the statement's snapshot did not show (a foreign key refused it). */
+export class ContentsAppeared extends Error {}
 
 // A move whose new parent was deleted after the statement read it.
 const parentVanished = violations({
@@ -236,24 +243,26 @@ export class DepartmentsRepository {
   }
 
   /**
-   * Deletes a department without children, in one statement: locks its row, counts its children
-   * (a count of members slots in beside `children`), deletes only at the required revision and
-   * with none, and writes the `department.deleted` event. A child created while the statement waited
-   * for the row is not in its snapshot: the foreign key (ON DELETE RESTRICT) refuses the delete
-   * then, thrown as ChildAppeared. Undefined: no such department.
+   * Deletes an empty department, in one statement: locks its row, counts its children and members,
+   * deletes only at the required revision and with none, and writes the `department.deleted`
+   * event. A child or membership created while the statement waited for the row is not in its
+   * snapshot: its foreign key (ON DELETE RESTRICT) refuses the delete then, thrown as
+   * ContentsAppeared. Undefined: no such department.
    */
   async delete(organizationId: string, id: string, guard: RevisionGuard, context: AuditContext): Promise<DeleteOutcome | undefined> {
     const org = Prisma.sql`${organizationId}::uuid`;
     const revisionOk = guard.kind === 'none' ? Prisma.sql`true` : guard.kind === 'never' ? Prisma.sql`false` : Prisma.sql`t.revision = ${guard.revision}::bigint`;
     try {
-      const [outcome] = await this.txHost.sql.query<DeleteOutcome & { childCount: bigint }>(Prisma.sql`
+      const [outcome] = await this.txHost.sql.query<{ storedRevision: bigint; children: bigint; members: bigint; deleted: boolean }>(Prisma.sql`
         WITH target AS (
           SELECT id, revision FROM departments WHERE organization_id = ${org} AND id = ${id}::uuid ${RowLock.forUpdate}),
         children AS (
           SELECT count(*) AS n FROM departments c, target t WHERE c.organization_id = ${org} AND c.parent_id = t.id),
+        members AS (
+          SELECT count(*) AS n FROM department_members m, target t WHERE m.organization_id = ${org} AND m.department_id = t.id),
         removed AS (
-          DELETE FROM departments d USING target t, children
-          WHERE d.organization_id = ${org} AND d.id = t.id AND ${revisionOk} AND children.n = 0
+          DELETE FROM departments d USING target t, children, members
+          WHERE d.organization_id = ${org} AND d.id = t.id AND ${revisionOk} AND children.n = 0 AND members.n = 0
           RETURNING d.*),
         ${this.audit.insertFrom(context, Prisma.sql`removed`, {
           organizationId,
@@ -263,18 +272,19 @@ export class DepartmentsRepository {
           revisionAfter: null,
           changes: DELETED_DEPARTMENT_CHANGES,
         })}
-        SELECT t.revision AS "storedRevision", children.n AS "childCount", EXISTS (SELECT 1 FROM removed) AS deleted
-        FROM target t, children`);
-      return outcome && { ...outcome, childCount: Number(outcome.childCount) };
+        SELECT t.revision AS "storedRevision", children.n AS children, members.n AS members, EXISTS (SELECT 1 FROM removed) AS deleted
+        FROM target t, children, members`);
+      return outcome && { storedRevision: outcome.storedRevision, contents: { children: Number(outcome.children), members: Number(outcome.members) }, deleted: outcome.deleted };
     } catch (error) {
-      throw childAppeared(error);
+      throw contentsAppeared(error);
     }
   }
 
-  /** How many child departments a department has now (a fresh statement, after ChildAppeared). */
-  async countChildren(organizationId: string, id: string): Promise<number> {
-    const [row] = await this.txHost.sql.query<{ n: bigint }>(Prisma.sql`
-      SELECT count(*) AS n FROM departments WHERE organization_id = ${organizationId}::uuid AND parent_id = ${id}::uuid`);
-    return Number(row.n);
+  /** How many children and members a department has now (a fresh statement, after ContentsAppeared). */
+  async countContents(organizationId: string, id: string): Promise<DepartmentContents> {
+    const [row] = await this.txHost.sql.query<{ children: bigint; members: bigint }>(Prisma.sql`
+      SELECT (SELECT count(*) FROM departments WHERE organization_id = ${organizationId}::uuid AND parent_id = ${id}::uuid) AS children,
+        (SELECT count(*) FROM department_members WHERE organization_id = ${organizationId}::uuid AND department_id = ${id}::uuid) AS members`);
+    return { children: Number(row.children), members: Number(row.members) };
   }
 }

@@ -9,7 +9,7 @@ import { pageOfRows, POSITIVE_INT64, startOfPage, type SortValueRange } from '..
 import { SqlHost } from '../../database/sql-host';
 import { toDepartmentDto } from './department.mapper';
 import { MAX_DEPARTMENT_LEVEL, type DepartmentChange, type RevisionGuard } from './department-update.statement';
-import { ChildAppeared, DepartmentsRepository, type DepartmentRow } from './departments.repository';
+import { ContentsAppeared, DepartmentsRepository, type DepartmentContents, type DepartmentRow } from './departments.repository';
 import { DirectoryError } from './directory.errors';
 import type { CreateDepartmentDto } from './dto/create-department.dto';
 import type { DepartmentDto } from './dto/department.dto';
@@ -92,23 +92,20 @@ export class DepartmentsService {
     });
   }
 
-  /** Only a department without children; DEPARTMENT_NOT_EMPTY says how many it has. */
+  /** Only an empty department; DEPARTMENT_NOT_EMPTY says how many children and members it has. */
   async delete(organizationId: string, departmentId: string, requirement: RevisionRequirement, actor: AuditActor): Promise<void> {
-    let childCount: number;
+    let contents: DepartmentContents;
     try {
       const outcome = await this.departments.delete(organizationId, departmentId, guardOf(requirement), { actor, at: this.clock.now() });
       if (!outcome) throw departmentNotFound(departmentId);
       checkRevision(requirement, outcome.storedRevision, 'department');
       if (outcome.deleted) return;
-      childCount = outcome.childCount;
+      contents = outcome.contents;
     } catch (error) {
-      if (!(error instanceof ChildAppeared)) throw error;
-      childCount = await this.departments.countChildren(organizationId, departmentId);
+      if (!(error instanceof ContentsAppeared)) throw error;
+      contents = await this.departments.countContents(organizationId, departmentId);
     }
-    throw new AppError(
-      DirectoryError.DEPARTMENT_NOT_EMPTY,
-      `The department has ${childCount} child department${childCount === 1 ? '' : 's'}; move or delete ${childCount === 1 ? 'it' : 'them'} first. Nothing was deleted.`,
-    );
+    throw new AppError(DirectoryError.DEPARTMENT_NOT_EMPTY, notEmptyDetail(contents));
   }
 
   /** From the top level down to the parent; empty for a top-level department. */
@@ -166,4 +163,13 @@ export class DepartmentsService {
     const page = pageOfRows(tokenQuery, rows, pageSize, positionOf);
     return { items: page.items.map(toDepartmentDto), next_page_token: page.next_page_token };
   }
+}
+
+/** "The department has 2 child departments and 1 member; …": what stops a delete, by count. */
+function notEmptyDetail({ children, members }: DepartmentContents): string {
+  const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const held = [children > 0 && counted(children, 'child department', 'child departments'), members > 0 && counted(members, 'member', 'members')].filter(Boolean).join(' and ');
+  // Zero of both: what a foreign key refused was gone again by the count; the delete may be retried.
+  if (held === '') return 'A child department or member was added while the department was being deleted. Nothing was deleted.';
+  return `The department has ${held}; move or delete the child departments and remove the members first. Nothing was deleted.`;
 }
