@@ -69,7 +69,7 @@ describe('security headers and CORS', () => {
       .set('Access-Control-Request-Headers', 'authorization,content-type,if-match,idempotency-key')
       .expect(204);
     expect(response.headers['access-control-allow-origin']).toBe('http://localhost:5173');
-    expect(response.headers['access-control-allow-methods']).toBe('GET,HEAD,POST,PATCH,DELETE');
+    expect(response.headers['access-control-allow-methods']).toBe('GET,HEAD,POST,PUT,PATCH,DELETE');
     expect(response.headers['access-control-allow-headers']).toBe('Authorization,Content-Type,Idempotency-Key,If-Match,If-None-Match,X-Request-Id');
   });
 

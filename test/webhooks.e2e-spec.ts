@@ -124,7 +124,7 @@ describe('webhooks', () => {
       [{ event_types: ['*'] }, 'url', 'required'],
       [{ url: 'https://hooks.example.com/' }, 'event_types', 'required'],
       [{ url: 'https://hooks.example.com/', event_types: [] }, 'event_types', 'too_short'],
-      [{ url: 'https://hooks.example.com/', event_types: ['department.deleted'] }, 'event_types', 'invalid_value'],
+      [{ url: 'https://hooks.example.com/', event_types: ['department.archived'] }, 'event_types', 'invalid_value'],
       [{ url: 'https://hooks.example.com/', event_types: ['*', '*'] }, 'event_types', 'duplicate'],
       [{ url: 'https://hooks.example.com/', event_types: 'department.created' }, 'event_types', 'invalid_type'],
       [{ url: 'https://hooks.example.com/', event_types: ['*'], secret: 'whsec_mine' }, 'secret', 'unknown_field'],

@@ -390,7 +390,7 @@ export class AppConfig {
   /**
    * Browser origins allowed to call the API cross-origin, comma-separated exact origins
    * (`https://admin.example.com,http://localhost:5173`); unset or empty: no CORS headers at all.
-   * Allowed origins may use the methods `GET`, `HEAD`, `POST`, `PATCH`, `DELETE`, send the headers `Authorization`,
+   * Allowed origins may use the methods `GET`, `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE`, send the headers `Authorization`,
    * `Content-Type`, `Idempotency-Key`, `If-Match`, `If-None-Match`, `X-Request-Id` and read the headers
    * `X-Request-Id`, `Idempotent-Replayed`, `Retry-After`, `RateLimit`, `RateLimit-Policy`, `ETag`.
    * @example https://admin.example.com,http://localhost:5173

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 
 /** The methods the API's routes answer (HEAD with every GET); test/security-headers.e2e-spec.ts compares them with the OpenAPI document. */
-const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'];
+const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Request headers a browser client of the API sends beyond the CORS-safelisted ones. */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'];
 /** Answer headers a browser client needs to read (correlation, replays, back-off, concurrency). */
