@@ -94,20 +94,27 @@ export async function seed(connectionString: string, fixture: Fixture): Promise<
       [fixture.departmentIds, fixture.main.organizationId],
     );
     await client.query('UPDATE organizations SET last_top_level_order = $2 WHERE id = $1', [fixture.main.organizationId, fixture.departmentIds.length]);
-    await client.query(
-      `INSERT INTO users (id, organization_id, user_name, user_name_key) SELECT id, $2, 'bench-user-' || n, 'bench-user-' || n FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, n)`,
-      [fixture.userIds, fixture.main.organizationId],
-    );
-    await client.query(
-      `INSERT INTO department_members (organization_id, department_id, user_id) SELECT $3, d, u FROM unnest($1::uuid[], $2::uuid[]) AS t(u, d)`,
-      [fixture.userIds, fixture.departmentIds, fixture.main.organizationId],
-    );
-    await client.query(
-      `UPDATE users SET primary_department_id = m.department_id FROM department_members m WHERE m.user_id = users.id AND users.organization_id = $1`,
-      [fixture.main.organizationId],
-    );
+    // A checkout from before the users module (BENCH_AGAINST an earlier commit) has no users to seed.
+    const { rows } = await client.query<{ has_users: boolean }>(`SELECT to_regclass('users') IS NOT NULL AS has_users`);
+    if (rows[0].has_users) await seedUsers(client, fixture);
     await client.query('COMMIT');
   });
+}
+
+/** The users of the user scenarios, each a member of one bench department, which is its primary. */
+async function seedUsers(client: Client, fixture: Fixture): Promise<void> {
+  await client.query(
+    `INSERT INTO users (id, organization_id, user_name, user_name_key) SELECT id, $2, 'bench-user-' || n, 'bench-user-' || n FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, n)`,
+    [fixture.userIds, fixture.main.organizationId],
+  );
+  await client.query(
+    `INSERT INTO department_members (organization_id, department_id, user_id) SELECT $3, d, u FROM unnest($1::uuid[], $2::uuid[]) AS t(u, d)`,
+    [fixture.userIds, fixture.departmentIds, fixture.main.organizationId],
+  );
+  await client.query(
+    `UPDATE users SET primary_department_id = m.department_id FROM department_members m WHERE m.user_id = users.id AND users.organization_id = $1`,
+    [fixture.main.organizationId],
+  );
 }
 
 function newToken(): string {
