@@ -13,7 +13,8 @@ declare module 'autocannon' {
       connections: number;
       duration: number;
       headers?: Record<string, string>;
-      requests?: Array<{ setupRequest?: (request: RawRequest) => RawRequest }>;
+      /** Each connection sends these in turn; `context` is the connection's own, emptied when it starts over at the first. */
+      requests?: Array<{ setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest }>;
     }
 
     interface Histogram {

@@ -89,9 +89,10 @@ export async function seed(connectionString: string, fixture: Fixture): Promise<
       fixture.main.organizationId,
     ]);
     await client.query(
-      `INSERT INTO departments (id, organization_id, name, external_id, "order")
-       SELECT id, $2, 'Bench department ' || n, 'bench-' || n, n FROM unnest($1::uuid[]) WITH ORDINALITY AS d(id, n)`,
-      [fixture.departmentIds, fixture.main.organizationId],
+      `INSERT INTO departments (id, organization_id, name, external_id, "order", created_at, updated_at)
+       SELECT id, $2, 'Bench department ' || n, 'bench-' || n, n, $3, $3 FROM unnest($1::uuid[]) WITH ORDINALITY AS d(id, n)`,
+      // One creation time on both sides, so that the parity probes compare equal answers.
+      [fixture.departmentIds, fixture.main.organizationId, SUBSCRIPTION_ANCHOR],
     );
     await client.query('UPDATE organizations SET last_top_level_order = $2 WHERE id = $1', [fixture.main.organizationId, fixture.departmentIds.length]);
     // A checkout from before the users module (BENCH_AGAINST an earlier commit) has no users to seed.

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     connections: job.connections,
     duration: job.durationSeconds,
     headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
-    requests: [{ setupRequest: requestBuilder(job) }],
+    requests: requestBuilders(job).map((setupRequest) => ({ setupRequest })),
   });
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]));
   const output: LoadResult = {
@@ -31,6 +31,25 @@ async function main(): Promise<void> {
     statusCounts,
   };
   process.stdout.write(JSON.stringify(output));
+}
+
+type RequestBuilder = (request: RawRequest, context: Record<string, unknown>) => RawRequest;
+
+/** The requests each connection sends in turn: one for most scenarios, a pair where the second needs the first (member). */
+function requestBuilders(job: LoadJob): RequestBuilder[] {
+  if (job.scenario !== 'member') return [requestBuilder(job)];
+  const api = '/api/openapi/v1';
+  // User u is seeded a member of department u; the pair adds it to department u + 1 and removes it
+  // again on the same connection, in order. Users are taken in turn: 100 users outnumber the connections.
+  const memberPath = (u: number) => `${api}/departments/${job.departmentIds[(u + 1) % job.departmentIds.length]}/members/${job.userIds[u]}`;
+  let n = 0;
+  return [
+    (request, context) => {
+      context.user = n++ % job.userIds.length;
+      return { ...request, method: 'PUT', path: memberPath(context.user as number) };
+    },
+    (request, context) => ({ ...request, method: 'DELETE', path: memberPath(context.user as number) }),
+  ];
 }
 
 /** Fills in each request of the scenario; `n` counts this process's requests. */
@@ -81,6 +100,8 @@ function requestBuilder(job: LoadJob): (request: RawRequest) => RawRequest {
         path: `${api}/users/${job.userIds[n % job.userIds.length]}`,
         body: JSON.stringify({ display_name: `${job.runTag} ${n++}` }),
       });
+    case 'member':
+      throw new Error('the member scenario sends a pair of requests (requestBuilders)');
   }
 
   function patchSuite(request: RawRequest, suiteId: string, displayName: string): RawRequest {

@@ -14,6 +14,11 @@ export const SCENARIOS = [
   { name: 'list-departments', title: 'GET departments (a page)', description: 'the first page of 20 of 100 top-level departments, with its next_page_token' },
   { name: 'user-create', title: 'POST user', description: 'a fresh Idempotency-Key and user_name each request, a member of one of 100 departments taken in turn' },
   { name: 'user-patch', title: 'PATCH spread over 100 users', description: 'a new display_name each request, users taken in turn' },
+  {
+    name: 'member',
+    title: 'PUT member, then DELETE it',
+    description: 'each connection adds a user to a second department (201) and removes it again (204), users taken in turn',
+  },
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number]['name'];

@@ -25,7 +25,7 @@ export interface Settings {
 }
 
 /** The scenarios that write: the default set when the service runs through a pooler. */
-export const WRITE_SCENARIOS: ScenarioName[] = ['patch-hot', 'patch-spread', 'create', 'replay', 'move', 'user-create', 'user-patch'];
+export const WRITE_SCENARIOS: ScenarioName[] = ['patch-hot', 'patch-spread', 'create', 'replay', 'move', 'user-create', 'user-patch', 'member'];
 
 /** The benchmark's settings, from BENCH_* environment variables (docs/benchmarks.md lists them). */
 export function readSettings(env: NodeJS.ProcessEnv): Settings {

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { HttpError, invalid } from './http';
 import { uuid } from './input';
 
-const COLUMNS = 'id AS department_id, external_id, name, "order"::float8 AS "order", parent_id';
+const COLUMNS = 'id AS department_id, external_id, name, "order"::float8 AS "order", parent_id, revision::float8 AS revision, created_at, updated_at';
 const GET = `SELECT ${COLUMNS} FROM departments WHERE organization_id = $1 AND id = $2`;
 const FIRST_PAGE = `SELECT ${COLUMNS} FROM departments WHERE organization_id = $1 AND parent_id IS NOT DISTINCT FROM $2 ORDER BY "order", id LIMIT $3`;
 const NEXT_PAGE = `SELECT ${COLUMNS} FROM departments WHERE organization_id = $1 AND parent_id IS NOT DISTINCT FROM $2

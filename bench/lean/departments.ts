@@ -24,13 +24,13 @@ const INSERT_TOP_LEVEL = `
   INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order", path)
   SELECT $1::uuid, $2::uuid, NULL, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1, $1 || '/'
   FROM departments WHERE organization_id = $2 AND parent_id IS NULL
-  RETURNING "order"`;
+  RETURNING "order", created_at, updated_at`;
 const INSERT_CHILD = `
   INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order", path)
   SELECT $1::uuid, $2::uuid, $5::uuid, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1,
     coalesce((SELECT path FROM departments WHERE organization_id = $2 AND id = $5), '') || $1 || '/'
   FROM departments WHERE organization_id = $2 AND parent_id = $5
-  RETURNING "order"`;
+  RETURNING "order", created_at, updated_at`;
 
 const ERROR_BY_CONSTRAINT: Record<string, () => HttpError> = {
   departments_sibling_name_key: () =>
@@ -40,6 +40,12 @@ const ERROR_BY_CONSTRAINT: Record<string, () => HttpError> = {
   departments_organization_id_parent_id_fkey: () =>
     new HttpError(422, 'PARENT_NOT_FOUND', 'No department with this parent_id exists in the organization.', { field: 'parent_id', reason: 'not_found' }),
 };
+
+interface InsertedRow {
+  order: string;
+  created_at: Date;
+  updated_at: Date;
+}
 
 interface NewDepartment {
   name: string;
@@ -127,9 +133,10 @@ async function insert(client: PoolClient, organizationId: string, department: Ne
   const id = randomUUID();
   await client.query({ name: 'lock-siblings', text: LOCK_SIBLINGS, values: [`departments:${organizationId}:${parentId ?? 'top'}`] });
   const { rows } = await (parentId === null
-    ? client.query<{ order: string }>({ name: 'insert-top-level', text: INSERT_TOP_LEVEL, values: [id, organizationId, name, externalId] })
-    : client.query<{ order: string }>({ name: 'insert-child', text: INSERT_CHILD, values: [id, organizationId, name, externalId, parentId] }));
-  return JSON.stringify({ department_id: id, external_id: externalId, name, order: Number(rows[0].order), parent_id: parentId });
+    ? client.query<InsertedRow>({ name: 'insert-top-level', text: INSERT_TOP_LEVEL, values: [id, organizationId, name, externalId] })
+    : client.query<InsertedRow>({ name: 'insert-child', text: INSERT_CHILD, values: [id, organizationId, name, externalId, parentId] }));
+  const [row] = rows;
+  return JSON.stringify({ department_id: id, external_id: externalId, name, order: Number(row.order), parent_id: parentId, revision: 1, created_at: row.created_at, updated_at: row.updated_at });
 }
 
 function idempotencyKey(header: string | string[] | undefined): string {

@@ -7,7 +7,9 @@ import { Departments } from './departments';
 import { ExpertSuites } from './expert-suites';
 import { HttpError, readJsonObject, sendError, sendJson, setRequestId } from './http';
 import { uuid } from './input';
+import { Members } from './members';
 import { MeteringPolicies } from './metering-policy';
+
 import { Users } from './users';
 
 /**
@@ -19,6 +21,7 @@ const API = '/api/openapi/v1';
 const SUITE_PATH = new RegExp(`^${API}/expert-suites/([^/]+)$`);
 const DEPARTMENT_PATH = new RegExp(`^${API}/departments/([^/]+)$`);
 const USER_PATH = new RegExp(`^${API}/users/([^/]+)$`);
+const MEMBER_PATH = new RegExp(`^${API}/departments/([^/]+)/members/([^/]+)$`);
 // Connection-level failures: the database is unreachable, not the request wrong.
 const UNREACHABLE = /^(08|57P0)|^ECONN|^ETIMEDOUT$/;
 
@@ -31,6 +34,7 @@ const departments = new Departments(pool);
 const departmentReads = new DepartmentReads(pool);
 const departmentMoves = new DepartmentMoves(pool);
 const users = new Users(pool);
+const members = new Members(pool);
 
 async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const [path, search = ''] = (request.url ?? '/').split('?');
@@ -75,6 +79,18 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
   if (user) {
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
     return sendJson(response, 200, await users.update(principal.organizationId, uuid(user[1], 'user_id'), await readJsonObject(request)));
+  }
+  const member = method === 'PUT' || method === 'DELETE' ? MEMBER_PATH.exec(path) : null;
+  if (member) {
+    const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
+    const [departmentId, userId] = [uuid(member[1], 'department_id'), uuid(member[2], 'user_id')];
+    if (method === 'PUT') {
+      const added = await members.add(principal.organizationId, departmentId, userId);
+      return sendJson(response, added.status, added.body);
+    }
+    await members.remove(principal.organizationId, departmentId, userId);
+    response.writeHead(204).end();
+    return;
   }
   if (method === 'GET' && path === '/readyz') {
     await pool.query('SELECT 1');

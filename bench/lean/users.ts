@@ -5,7 +5,7 @@ import { idempotentCreate, type CreateOutcome } from './departments';
 import { HttpError, invalid } from './http';
 import { refuseUnknownFields, text, uuid } from './input';
 
-interface UserRow {
+export interface UserRow {
   id: string;
   user_name: string;
   display_name: string | null;
@@ -21,7 +21,7 @@ interface UserRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'id, user_name, display_name, given_name, family_name, email, external_id, active, primary_department_id, revision, created_at, updated_at';
+export const COLUMNS = 'id, user_name, display_name, given_name, family_name, email, external_id, active, primary_department_id, revision, created_at, updated_at';
 
 // The user and its memberships in one statement; no row when a department is not the organization's.
 const INSERT_USER = `
@@ -88,7 +88,7 @@ function uuids(value: unknown): string[] {
   return ids;
 }
 
-function toJson(row: UserRow): string {
+export function toJson(row: UserRow): string {
   return JSON.stringify({
     user_id: row.id,
     user_name: row.user_name,
