@@ -7,6 +7,7 @@ import { revisionRequirement } from '../src/common/http/write-preconditions';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
 import { DepartmentsRepository } from '../src/modules/directory/departments.repository';
+import { MembershipsRepository } from '../src/modules/users/memberships.repository';
 import { UsersRepository } from '../src/modules/users/users.repository';
 import { UsersService } from '../src/modules/users/users.service';
 import { createTenant, useTestDatabase } from './support/test-app';
@@ -41,7 +42,7 @@ describe('users service and repository', () => {
   beforeAll(async () => {
     txHost = new TransactionHost(fixture.database.sql);
     const audit = new AuditStatements('off');
-    service = new UsersService(new UsersRepository(txHost, audit), new Clock());
+    service = new UsersService(new UsersRepository(txHost, audit), new MembershipsRepository(txHost, audit), new Clock());
     departments = new DepartmentsRepository(txHost, audit);
     organizationId = (await createTenant(fixture.database)).organizationId;
   });

@@ -56,13 +56,25 @@ export interface UserPatch {
   revision?: bigint;
 }
 
+/** The users list's filters on the user's own columns (the department filter is MembershipsRepository's). */
 export interface UserFilters {
-  departmentId?: string;
-  recursive?: boolean;
   userName?: string;
   email?: string;
   externalId?: string;
   active?: boolean;
+}
+
+/** Whether the filters name at most a few users through an index of their own: user_name and external_id (unique), email (its caseless index). */
+export const narrowsByIndex = (filters: UserFilters): boolean => filters.userName !== undefined || filters.email !== undefined || filters.externalId !== undefined;
+
+/** The organization and each filter as conditions on the table `users`. */
+export function userConditions(organizationId: string, filters: UserFilters): Prisma.Sql[] {
+  const conditions = [Prisma.sql`users.organization_id = ${organizationId}::uuid`];
+  if (filters.userName !== undefined) conditions.push(Prisma.sql`users.user_name_key = ${caselessKey(filters.userName)}`);
+  if (filters.email !== undefined) conditions.push(Prisma.sql`caseless_key(users.email) = ${caselessKey(filters.email)}`);
+  if (filters.externalId !== undefined) conditions.push(Prisma.sql`users.external_id = ${filters.externalId}`);
+  if (filters.active !== undefined) conditions.push(Prisma.sql`users.active = ${filters.active}`);
+  return conditions;
 }
 
 // The database, not this code, enforces uniqueness and references; these are its answers.
@@ -183,35 +195,16 @@ export class UsersRepository {
   }
 
   /**
-   * Up to `limit` users matching `filters` after `position`, read on the replica (it may lag).
-   * Without department_id in (seq, id) order on (organization_id, seq, id); with it in user id
-   * order: direct members on the membership key (organization_id, department_id, user_id), a
-   * subtree's members through the departments' path range (each user once, as a semi-join).
+   * Up to `limit` users matching `filters` (no department filter: MembershipsRepository pages
+   * those) after `position`, in (seq, id) order on (organization_id, seq, id), read on the replica
+   * (it may lag).
    */
   list(organizationId: string, filters: UserFilters, position: KeysetPosition | undefined, limit: number): Promise<UserRow[]> {
-    const conditions = [Prisma.sql`users.organization_id = ${organizationId}::uuid`];
-    if (filters.userName !== undefined) conditions.push(Prisma.sql`users.user_name_key = ${caselessKey(filters.userName)}`);
-    if (filters.email !== undefined) conditions.push(Prisma.sql`caseless_key(users.email) = ${caselessKey(filters.email)}`);
-    if (filters.externalId !== undefined) conditions.push(Prisma.sql`users.external_id = ${filters.externalId}`);
-    if (filters.active !== undefined) conditions.push(Prisma.sql`users.active = ${filters.active}`);
-    if (filters.departmentId === undefined) {
-      if (position) conditions.push(Prisma.sql`(users.seq, users.id) > (${position.after}::bigint, ${position.id}::uuid)`);
-      return this.txHost.replica.query<UserRow>(Prisma.sql`
-        SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users WHERE ${Prisma.join(conditions, ' AND ')}
-        ORDER BY users.seq, users.id LIMIT ${limit}`);
-    }
-    if (position) conditions.push(Prisma.sql`users.id > ${position.id}::uuid`);
-    const members = filters.recursive
-      ? Prisma.sql`SELECT m.user_id FROM departments AS top
-          JOIN departments AS d ON d.organization_id = top.organization_id AND d.path >= top.path AND d.path < top.path || '~'
-          JOIN department_members AS m ON m.organization_id = d.organization_id AND m.department_id = d.id
-          WHERE top.organization_id = ${organizationId}::uuid AND top.id = ${filters.departmentId}::uuid`
-      : Prisma.sql`SELECT m.user_id FROM department_members AS m
-          WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = ${filters.departmentId}::uuid`;
+    const conditions = userConditions(organizationId, filters);
+    if (position) conditions.push(Prisma.sql`(users.seq, users.id) > (${position.after}::bigint, ${position.id}::uuid)`);
     return this.txHost.replica.query<UserRow>(Prisma.sql`
-      SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users
-      WHERE ${Prisma.join(conditions, ' AND ')} AND users.id IN (${members})
-      ORDER BY users.id LIMIT ${limit}`);
+      SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users WHERE ${Prisma.join(conditions, ' AND ')}
+      ORDER BY users.seq, users.id LIMIT ${limit}`);
   }
 
   /**
