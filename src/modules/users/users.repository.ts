@@ -214,7 +214,11 @@ export class UsersRepository {
    * `user.updated` event with the old and new value of each field that changed.
    *
    * `old` reads the user and its memberships in the statement's snapshot; the UPDATE changes the
-   * row only while it is still at that snapshot's revision. A writer that changed the user after
+   * row only while it is still at that snapshot's revision and of the caller's organization.
+   * Both find the row by the primary key alone, the organization a guard on `old`'s row: with the
+   * organization among their conditions, a plan made without statistics may take any index led by
+   * organization_id (email's, external_id's) and read every user of the organization, twice per
+   * PATCH. A writer that changed the user after
    * the snapshot (this statement waited for its row lock) makes the UPDATE match nothing, so the
    * membership CTEs, which see only the snapshot, never act on memberships they cannot see. Every
    * rule (revision, departments of the organization, primary among the memberships, something
@@ -275,15 +279,14 @@ export class UsersRepository {
     try {
       const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
         WITH old AS (
-          SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users
-          WHERE users.organization_id = ${organizationId}::uuid AND users.id = ${id}::uuid),
+          SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users WHERE users.id = ${id}::uuid),
         next AS (
           SELECT ids.department_ids, ${primary} AS primary_department_id, ${uuidArray(wanted)} AS wanted
           FROM old, LATERAL (SELECT ${nextIds} AS department_ids) AS ids),
         u AS (
           UPDATE users AS s SET ${Prisma.join(sets)}, revision = s.revision + 1, updated_at = ${context.at}
           FROM old, next
-          WHERE s.organization_id = ${organizationId}::uuid AND s.id = old.id AND s.revision = old.revision
+          WHERE s.id = ${id}::uuid AND old.organization_id = ${organizationId}::uuid AND s.revision = old.revision
             ${guards.length > 0 ? Prisma.sql`AND ${Prisma.join(guards, ' AND ')}` : Prisma.empty}
             AND (${Prisma.join(differs, ' OR ')})
           RETURNING s.*),
@@ -312,11 +315,10 @@ export class UsersRepository {
   async delete(organizationId: string, id: string, revision: bigint | undefined, context: AuditContext): Promise<boolean> {
     const rows = await this.txHost.sql.query(Prisma.sql`
       WITH old AS (
-        SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users
-        WHERE users.organization_id = ${organizationId}::uuid AND users.id = ${id}::uuid),
+        SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users WHERE users.id = ${id}::uuid),
       u AS (
         DELETE FROM users AS s USING old
-        WHERE s.organization_id = ${organizationId}::uuid AND s.id = old.id AND s.revision = old.revision
+        WHERE s.id = ${id}::uuid AND old.organization_id = ${organizationId}::uuid AND s.revision = old.revision
           ${revision === undefined ? Prisma.empty : Prisma.sql`AND s.revision = ${revision}`}
         RETURNING s.id, s.revision),
       ${this.audit.insertFrom(context, Prisma.sql`u, old`, {
