@@ -208,7 +208,7 @@ export class MembershipsRepository {
       const after = afterUserId === undefined ? Prisma.empty : Prisma.sql`AND users.id > ${afterUserId}::uuid`;
       return this.txHost.replica.query<Row>(Prisma.sql`
         SELECT ${list.sql} FROM users
-        WHERE ${Prisma.join(userConditions(query.organizationId, filters), ' AND ')} ${after} AND EXISTS (${this.membershipOf(query)})
+        WHERE ${Prisma.join(userConditions(query.organizationId, filters), ' AND ')} ${after} AND (${this.membershipOf(query)})
         ORDER BY users.id LIMIT ${limit}`);
     }
     // = ANY (ARRAY(…)): the page's ids are probes of the users index, whatever the planner guesses of a page's size.
@@ -219,20 +219,21 @@ export class MembershipsRepository {
   }
 
   /**
-   * A query with a row when the user of the outer statement's `users` row is a member of the
-   * department (recursive: of a department of its subtree): a probe of the membership key, or the
-   * user's own memberships (at most 50, on (organization_id, user_id, seq)) against the subtree's
-   * path range.
+   * A scalar query, true when the user of the outer statement's `users` row is a member of the
+   * department (recursive: of a department of its subtree), else null: a probe of the membership
+   * key, or the user's own memberships (at most 50, on (organization_id, user_id, seq)) against the
+   * subtree's path range. Scalar, not EXISTS, so that it stays a probe per user: the planner turned
+   * an EXISTS into a merge join over the department's memberships.
    */
   private membershipOf(query: MemberQuery): Prisma.Sql {
     const { organizationId, departmentId } = query;
     if (!query.recursive) {
-      return Prisma.sql`SELECT 1 FROM department_members m
+      return Prisma.sql`SELECT true FROM department_members m
         WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = users.id AND m.department_id = ${departmentId}::uuid`;
     }
     const root = Prisma.sql`(SELECT path FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid)`;
-    return Prisma.sql`SELECT 1 FROM department_members m JOIN departments d ON d.organization_id = m.organization_id AND d.id = m.department_id
-      WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = users.id AND d.path >= ${root} AND d.path < ${root} || '~'`;
+    return Prisma.sql`SELECT true FROM department_members m JOIN departments d ON d.organization_id = m.organization_id AND d.id = m.department_id
+      WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = users.id AND d.path >= ${root} AND d.path < ${root} || '~' LIMIT 1`;
   }
 
   /**
@@ -250,11 +251,12 @@ export class MembershipsRepository {
   memberIdsPage(query: MemberQuery, afterUserId: string | undefined, limit: number): Prisma.Sql {
     const { organizationId, departmentId } = query;
     const active = query.filters?.active;
-    // A membership counts towards the page only when its user passes the filter: a probe of the user by key.
+    // A membership counts towards the page only when its user passes the filter: a probe of the user by
+    // key, as a scalar subquery (an EXISTS became a merge join reading the organization's users from the first).
     const kept =
       active === undefined
         ? Prisma.empty
-        : Prisma.sql`AND EXISTS (SELECT 1 FROM users f WHERE f.organization_id = m.organization_id AND f.id = m.user_id AND f.active = ${active})`;
+        : Prisma.sql`AND (SELECT f.active FROM users f WHERE f.organization_id = m.organization_id AND f.id = m.user_id) = ${active}`;
     const after = afterUserId === undefined ? Prisma.empty : Prisma.sql`AND m.user_id > ${afterUserId}::uuid`;
     if (!query.recursive) {
       return Prisma.sql`SELECT m.user_id FROM department_members m
