@@ -2,6 +2,7 @@ import { AuditStatements } from '../src/common/audit/audit-event';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
 import { MembershipsRepository, USER_WITH_DEPARTMENTS, WIDE_SUBTREE_DEPARTMENTS, type MemberQuery } from '../src/modules/users/memberships.repository';
+import type { UserFilters } from '../src/modules/users/users.repository';
 import { createTenant, useTestDatabase } from './support/test-app';
 
 const DEPARTMENTS = WIDE_SUBTREE_DEPARTMENTS + 200;
@@ -94,6 +95,53 @@ describe('memberships repository: member pages', () => {
     // The whole tree takes the membership walk, the others the per-department merge.
     expect(sizes[0]).toBe(DEPARTMENTS);
     expect(sizes.slice(1).every((size) => size < WIDE_SUBTREE_DEPARTMENTS)).toBe(true);
+  });
+
+  it('pages with the users list\'s other filters to the users a plain query keeps, on both subtree plans and for direct members', async () => {
+    // Every third user inactive, every fourth with one email (in varied case), every fifth an external_id.
+    await txHost.sql.execute(Prisma.sql`
+      UPDATE users SET active = (substr(user_name, 5)::int % 3 <> 0),
+        email = CASE WHEN substr(user_name, 5)::int % 4 = 0 THEN CASE WHEN substr(user_name, 5)::int % 8 = 0 THEN 'Shared@Example.com' ELSE 'shared@example.COM' END END,
+        external_id = CASE WHEN substr(user_name, 5)::int % 5 = 0 THEN 'ext-' || substr(user_name, 5) END
+      WHERE organization_id = ${organizationId}::uuid`);
+    const plain = async (id: string, recursive: boolean, where: Prisma.Sql) =>
+      (
+        await txHost.sql.query<{ userId: string }>(Prisma.sql`
+          SELECT DISTINCT m.user_id AS "userId" FROM department_members m
+          JOIN departments d ON d.organization_id = m.organization_id AND d.id = m.department_id
+          JOIN users u ON u.organization_id = m.organization_id AND u.id = m.user_id
+          WHERE m.organization_id = ${organizationId}::uuid AND ${where} AND (d.id = ${id}::uuid OR (${recursive} AND d.path LIKE (
+            SELECT path FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid) || '%'))
+          ORDER BY 1`)
+      ).map((row) => row.userId);
+    const filterCases: [UserFilters, Prisma.Sql][] = [
+      [{ active: false }, Prisma.sql`NOT u.active`],
+      [{ active: true }, Prisma.sql`u.active`],
+      [{ email: 'SHARED@example.com' }, Prisma.sql`lower(u.email) = 'shared@example.com'`],
+      [{ email: 'shared@EXAMPLE.com', active: false }, Prisma.sql`lower(u.email) = 'shared@example.com' AND NOT u.active`],
+      [{ userName: 'USER30' }, Prisma.sql`u.user_name = 'user30'`],
+      [{ externalId: 'ext-30', active: true }, Prisma.sql`u.external_id = 'ext-30' AND u.active`],
+      [{ externalId: 'EXT-30' }, Prisma.sql`false`],
+    ];
+    let nonEmpty = 0;
+    for (const { index, recursive } of [
+      { index: 1, recursive: true },
+      { index: 2, recursive: true },
+      { index: 2, recursive: false },
+      { index: 391, recursive: true },
+    ]) {
+      const id = await idOf(index);
+      for (const [filters, where] of filterCases) {
+        const want = await plain(id, recursive, where);
+        if (want.length > 0) nonEmpty++;
+        for (const pageSize of [1, 7]) {
+          const got = await paged({ organizationId, departmentId: id, recursive, filters }, pageSize);
+          expect([index, recursive, filters, pageSize, got]).toEqual([index, recursive, filters, pageSize, want]);
+        }
+      }
+    }
+    // The cases exercise something: most of them keep users.
+    expect(nonEmpty).toBeGreaterThanOrEqual(16);
   });
 
   it('reads nothing for an unknown department or another organization\'s, and lists a user\'s departments, one user\'s or a page\'s at once', async () => {

@@ -7,6 +7,7 @@ import { revisionRequirement } from '../src/common/http/write-preconditions';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
 import { DepartmentsRepository } from '../src/modules/directory/departments.repository';
+import { MembershipsRepository } from '../src/modules/users/memberships.repository';
 import { UsersRepository } from '../src/modules/users/users.repository';
 import { UsersService } from '../src/modules/users/users.service';
 import { createTenant, useTestDatabase } from './support/test-app';
@@ -41,7 +42,7 @@ describe('users service and repository', () => {
   beforeAll(async () => {
     txHost = new TransactionHost(fixture.database.sql);
     const audit = new AuditStatements('off');
-    service = new UsersService(new UsersRepository(txHost, audit), new Clock());
+    service = new UsersService(new UsersRepository(txHost, audit), new MembershipsRepository(txHost, audit), new Clock());
     departments = new DepartmentsRepository(txHost, audit);
     organizationId = (await createTenant(fixture.database)).organizationId;
   });
@@ -128,12 +129,16 @@ describe('users service and repository', () => {
     expect(await eventsOf(id)).toHaveLength(1 + answers.length);
   });
 
-  it('deletes at the expected revision with its memberships and one event of its last values, frees user_name and external_id; NOT_FOUND afterwards and for another organization', async () => {
+  it('deletes at the expected revision with its memberships and one event of its last values, frees user_name and external_id; NOT_FOUND afterwards, and to a PATCH or DELETE of another organization', async () => {
     const a = await department();
     const { user_id: id } = await service.create(organizationId, { user_name: 'Iota', external_id: 'emp-iota', department_ids: [a] }, CLI_ACTOR);
     expect(await refusal(service.delete(organizationId, id, revisionRequirement({ ...NO_PRECONDITION, ifMatch: '"2"' }), CLI_ACTOR))).toMatchObject({ code: 'PRECONDITION_FAILED' });
     const elsewhere = (await createTenant(fixture.database)).organizationId;
     expect(await refusal(service.delete(elsewhere, id, ANY_REVISION, CLI_ACTOR))).toMatchObject({ code: 'NOT_FOUND' });
+    // The statements find the row by its key alone; the organization's guard leaves another one's user untouched.
+    expect(await refusal(service.update(elsewhere, id, { display_name: 'Theirs', department_ids: [] }, ANY_REVISION, CLI_ACTOR))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await service.get(organizationId, id)).toMatchObject({ display_name: null, department_ids: [a], revision: 1 });
+    expect((await eventsOf(id)).map((event) => event.action)).toEqual(['user.created']);
 
     await service.delete(organizationId, id, revisionRequirement({ ...NO_PRECONDITION, ifMatch: '"1"' }), CLI_ACTOR);
     expect(await refusal(service.get(organizationId, id))).toMatchObject({ code: 'NOT_FOUND' });

@@ -8,7 +8,7 @@ import { RowLock } from '../../database/locks';
 import { SqlHost } from '../../database/sql-host';
 import { Prisma } from '../../generated/prisma/client';
 import { MembershipsAudit } from './memberships.audit';
-import { USER, type UserRow } from './users.repository';
+import { narrowsByIndex, USER, userConditions, type UserFilters, type UserRow } from './users.repository';
 
 /** A user row's memberships in the order added, as uuid[], from the statement's snapshot. */
 const departmentIdsOf = (alias: string) =>
@@ -44,6 +44,8 @@ export interface MemberQuery {
   organizationId: string;
   departmentId: string;
   recursive: boolean;
+  /** The users list's other filters, when it filters by department too. */
+  filters?: UserFilters;
 }
 
 /**
@@ -195,13 +197,43 @@ export class MembershipsRepository {
    * `afterUserId`, in user_id order, each read with `list` (columns of users): one statement on
    * indexes, on the replica (a list may lag). Used by GET …/members and by the users list's
    * department_id filter. No rows for an unknown department.
+   *
+   * With the users list's filters: user_name, external_id or email name a few users on an index of
+   * their own, so those users are read first and each kept when it is a member (`membershipOf`);
+   * `active` alone narrows nothing indexed, so the member pages skip the members it leaves out.
    */
   usersOfDepartmentPage<Row>(list: Columns<Row>, query: MemberQuery, afterUserId: string | undefined, limit: number): Promise<Row[]> {
+    const filters = query.filters ?? {};
+    if (narrowsByIndex(filters)) {
+      const after = afterUserId === undefined ? Prisma.empty : Prisma.sql`AND users.id > ${afterUserId}::uuid`;
+      return this.txHost.replica.query<Row>(Prisma.sql`
+        SELECT ${list.sql} FROM users
+        WHERE ${Prisma.join(userConditions(query.organizationId, filters), ' AND ')} ${after} AND (${this.membershipOf(query)})
+        ORDER BY users.id LIMIT ${limit}`);
+    }
     // = ANY (ARRAY(…)): the page's ids are probes of the users index, whatever the planner guesses of a page's size.
     return this.txHost.replica.query<Row>(Prisma.sql`
       SELECT ${list.sql} FROM users
       WHERE organization_id = ${query.organizationId}::uuid AND id = ANY (ARRAY(${this.memberIdsPage(query, afterUserId, limit)}))
       ORDER BY id`);
+  }
+
+  /**
+   * A scalar query, true when the user of the outer statement's `users` row is a member of the
+   * department (recursive: of a department of its subtree), else null: a probe of the membership
+   * key, or the user's own memberships (at most 50, on (organization_id, user_id, seq)) against the
+   * subtree's path range. Scalar, not EXISTS, so that it stays a probe per user: the planner turned
+   * an EXISTS into a merge join over the department's memberships.
+   */
+  private membershipOf(query: MemberQuery): Prisma.Sql {
+    const { organizationId, departmentId } = query;
+    if (!query.recursive) {
+      return Prisma.sql`SELECT true FROM department_members m
+        WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = users.id AND m.department_id = ${departmentId}::uuid`;
+    }
+    const root = Prisma.sql`(SELECT path FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid)`;
+    return Prisma.sql`SELECT true FROM department_members m JOIN departments d ON d.organization_id = m.organization_id AND d.id = m.department_id
+      WHERE m.organization_id = ${organizationId}::uuid AND m.user_id = users.id AND d.path >= ${root} AND d.path < ${root} || '~' LIMIT 1`;
   }
 
   /**
@@ -218,10 +250,17 @@ export class MembershipsRepository {
    */
   memberIdsPage(query: MemberQuery, afterUserId: string | undefined, limit: number): Prisma.Sql {
     const { organizationId, departmentId } = query;
+    const active = query.filters?.active;
+    // A membership counts towards the page only when its user passes the filter: a probe of the user by
+    // key, as a scalar subquery (an EXISTS became a merge join reading the organization's users from the first).
+    const kept =
+      active === undefined
+        ? Prisma.empty
+        : Prisma.sql`AND (SELECT f.active FROM users f WHERE f.organization_id = m.organization_id AND f.id = m.user_id) = ${active}`;
     const after = afterUserId === undefined ? Prisma.empty : Prisma.sql`AND m.user_id > ${afterUserId}::uuid`;
     if (!query.recursive) {
       return Prisma.sql`SELECT m.user_id FROM department_members m
-        WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = ${departmentId}::uuid ${after}
+        WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = ${departmentId}::uuid ${after} ${kept}
         ORDER BY m.user_id LIMIT ${limit}`;
     }
     const root = Prisma.sql`(SELECT path FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid)`;
@@ -235,13 +274,13 @@ export class MembershipsRepository {
         LIMIT ${WIDE_SUBTREE_DEPARTMENTS}) counted)
       (SELECT DISTINCT top.user_id FROM departments d CROSS JOIN LATERAL (
           SELECT m.user_id FROM department_members m
-          WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = d.id ${after}
+          WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = d.id ${after} ${kept}
           ORDER BY m.user_id LIMIT ${limit}) top
         WHERE NOT (SELECT yes FROM wide) AND d.organization_id = ${organizationId}::uuid AND ${inSubtree('d')}
         ORDER BY top.user_id LIMIT ${limit})
       UNION ALL
       (SELECT DISTINCT m.user_id FROM department_members m
-        WHERE (SELECT yes FROM wide) AND m.organization_id = ${organizationId}::uuid ${after}
+        WHERE (SELECT yes FROM wide) AND m.organization_id = ${organizationId}::uuid ${after} ${kept}
           AND (SELECT ${inSubtree('d')} FROM departments d WHERE d.organization_id = m.organization_id AND d.id = m.department_id)
         ORDER BY m.user_id LIMIT ${limit})`;
   }

@@ -56,13 +56,25 @@ export interface UserPatch {
   revision?: bigint;
 }
 
+/** The users list's filters on the user's own columns (the department filter is MembershipsRepository's). */
 export interface UserFilters {
-  departmentId?: string;
-  recursive?: boolean;
   userName?: string;
   email?: string;
   externalId?: string;
   active?: boolean;
+}
+
+/** Whether the filters name at most a few users through an index of their own: user_name and external_id (unique), email (its caseless index). */
+export const narrowsByIndex = (filters: UserFilters): boolean => filters.userName !== undefined || filters.email !== undefined || filters.externalId !== undefined;
+
+/** The organization and each filter as conditions on the table `users`. */
+export function userConditions(organizationId: string, filters: UserFilters): Prisma.Sql[] {
+  const conditions = [Prisma.sql`users.organization_id = ${organizationId}::uuid`];
+  if (filters.userName !== undefined) conditions.push(Prisma.sql`users.user_name_key = ${caselessKey(filters.userName)}`);
+  if (filters.email !== undefined) conditions.push(Prisma.sql`caseless_key(users.email) = ${caselessKey(filters.email)}`);
+  if (filters.externalId !== undefined) conditions.push(Prisma.sql`users.external_id = ${filters.externalId}`);
+  if (filters.active !== undefined) conditions.push(Prisma.sql`users.active = ${filters.active}`);
+  return conditions;
 }
 
 // The database, not this code, enforces uniqueness and references; these are its answers.
@@ -183,35 +195,16 @@ export class UsersRepository {
   }
 
   /**
-   * Up to `limit` users matching `filters` after `position`, read on the replica (it may lag).
-   * Without department_id in (seq, id) order on (organization_id, seq, id); with it in user id
-   * order: direct members on the membership key (organization_id, department_id, user_id), a
-   * subtree's members through the departments' path range (each user once, as a semi-join).
+   * Up to `limit` users matching `filters` (no department filter: MembershipsRepository pages
+   * those) after `position`, in (seq, id) order on (organization_id, seq, id), read on the replica
+   * (it may lag).
    */
   list(organizationId: string, filters: UserFilters, position: KeysetPosition | undefined, limit: number): Promise<UserRow[]> {
-    const conditions = [Prisma.sql`users.organization_id = ${organizationId}::uuid`];
-    if (filters.userName !== undefined) conditions.push(Prisma.sql`users.user_name_key = ${caselessKey(filters.userName)}`);
-    if (filters.email !== undefined) conditions.push(Prisma.sql`caseless_key(users.email) = ${caselessKey(filters.email)}`);
-    if (filters.externalId !== undefined) conditions.push(Prisma.sql`users.external_id = ${filters.externalId}`);
-    if (filters.active !== undefined) conditions.push(Prisma.sql`users.active = ${filters.active}`);
-    if (filters.departmentId === undefined) {
-      if (position) conditions.push(Prisma.sql`(users.seq, users.id) > (${position.after}::bigint, ${position.id}::uuid)`);
-      return this.txHost.replica.query<UserRow>(Prisma.sql`
-        SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users WHERE ${Prisma.join(conditions, ' AND ')}
-        ORDER BY users.seq, users.id LIMIT ${limit}`);
-    }
-    if (position) conditions.push(Prisma.sql`users.id > ${position.id}::uuid`);
-    const members = filters.recursive
-      ? Prisma.sql`SELECT m.user_id FROM departments AS top
-          JOIN departments AS d ON d.organization_id = top.organization_id AND d.path >= top.path AND d.path < top.path || '~'
-          JOIN department_members AS m ON m.organization_id = d.organization_id AND m.department_id = d.id
-          WHERE top.organization_id = ${organizationId}::uuid AND top.id = ${filters.departmentId}::uuid`
-      : Prisma.sql`SELECT m.user_id FROM department_members AS m
-          WHERE m.organization_id = ${organizationId}::uuid AND m.department_id = ${filters.departmentId}::uuid`;
+    const conditions = userConditions(organizationId, filters);
+    if (position) conditions.push(Prisma.sql`(users.seq, users.id) > (${position.after}::bigint, ${position.id}::uuid)`);
     return this.txHost.replica.query<UserRow>(Prisma.sql`
-      SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users
-      WHERE ${Prisma.join(conditions, ' AND ')} AND users.id IN (${members})
-      ORDER BY users.id LIMIT ${limit}`);
+      SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users WHERE ${Prisma.join(conditions, ' AND ')}
+      ORDER BY users.seq, users.id LIMIT ${limit}`);
   }
 
   /**
@@ -221,7 +214,11 @@ export class UsersRepository {
    * `user.updated` event with the old and new value of each field that changed.
    *
    * `old` reads the user and its memberships in the statement's snapshot; the UPDATE changes the
-   * row only while it is still at that snapshot's revision. A writer that changed the user after
+   * row only while it is still at that snapshot's revision and of the caller's organization.
+   * Both find the row by the primary key alone, the organization a guard on `old`'s row: with the
+   * organization among their conditions, a plan made without statistics may take any index led by
+   * organization_id (email's, external_id's) and read every user of the organization, twice per
+   * PATCH. A writer that changed the user after
    * the snapshot (this statement waited for its row lock) makes the UPDATE match nothing, so the
    * membership CTEs, which see only the snapshot, never act on memberships they cannot see. Every
    * rule (revision, departments of the organization, primary among the memberships, something
@@ -282,15 +279,14 @@ export class UsersRepository {
     try {
       const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
         WITH old AS (
-          SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users
-          WHERE users.organization_id = ${organizationId}::uuid AND users.id = ${id}::uuid),
+          SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users WHERE users.id = ${id}::uuid),
         next AS (
           SELECT ids.department_ids, ${primary} AS primary_department_id, ${uuidArray(wanted)} AS wanted
           FROM old, LATERAL (SELECT ${nextIds} AS department_ids) AS ids),
         u AS (
           UPDATE users AS s SET ${Prisma.join(sets)}, revision = s.revision + 1, updated_at = ${context.at}
           FROM old, next
-          WHERE s.organization_id = ${organizationId}::uuid AND s.id = old.id AND s.revision = old.revision
+          WHERE s.id = ${id}::uuid AND old.organization_id = ${organizationId}::uuid AND s.revision = old.revision
             ${guards.length > 0 ? Prisma.sql`AND ${Prisma.join(guards, ' AND ')}` : Prisma.empty}
             AND (${Prisma.join(differs, ' OR ')})
           RETURNING s.*),
@@ -319,11 +315,10 @@ export class UsersRepository {
   async delete(organizationId: string, id: string, revision: bigint | undefined, context: AuditContext): Promise<boolean> {
     const rows = await this.txHost.sql.query(Prisma.sql`
       WITH old AS (
-        SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users
-        WHERE users.organization_id = ${organizationId}::uuid AND users.id = ${id}::uuid),
+        SELECT users.*, ${departmentIdsOf('users')} AS department_ids FROM users WHERE users.id = ${id}::uuid),
       u AS (
         DELETE FROM users AS s USING old
-        WHERE s.organization_id = ${organizationId}::uuid AND s.id = old.id AND s.revision = old.revision
+        WHERE s.id = ${id}::uuid AND old.organization_id = ${organizationId}::uuid AND s.revision = old.revision
           ${revision === undefined ? Prisma.empty : Prisma.sql`AND s.revision = ${revision}`}
         RETURNING s.id, s.revision),
       ${this.audit.insertFrom(context, Prisma.sql`u, old`, {

@@ -15,7 +15,8 @@ import type { UserPageDto } from './dto/user-page.dto';
 import { PATCHED_USER_COLUMNS, PATCHED_USER_FIELDS, type PatchedUserField } from './user-fields-sql';
 import { toUserDto } from './user.mapper';
 import { nextDepartmentIds, nextPrimary, primaryFits } from './user-memberships';
-import { departmentNotFound, primaryNotMember, UsersRepository, type UserPatch, type UserRow } from './users.repository';
+import { MembershipsRepository, USER_WITH_DEPARTMENTS } from './memberships.repository';
+import { departmentNotFound, primaryNotMember, UsersRepository, type UserFilters, type UserPatch, type UserRow } from './users.repository';
 
 const notFound = (id: string) => new AppError(ErrorCode.NOT_FOUND, `No user ${id} exists in this organization.`);
 
@@ -34,6 +35,7 @@ const BY_ID_ONLY: SortValueRange = { min: 0n, max: 0n };
 export class UsersService {
   constructor(
     private readonly users: UsersRepository,
+    private readonly memberships: MembershipsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -73,18 +75,16 @@ export class UsersService {
       throw AppError.validation('department_id', 'required', 'recursive=true lists the members of a department\'s subtree: name the department with department_id.');
     }
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
-    const filters = {
-      departmentId: query.department_id,
-      recursive: query.recursive ?? false,
-      userName: query.user_name,
-      email: query.email,
-      externalId: query.external_id,
-      active: query.active,
-    };
-    const tokenQuery = ['users', organizationId, JSON.stringify(filters)];
-    const byId = filters.departmentId !== undefined;
+    const departmentId = query.department_id;
+    const recursive = query.recursive ?? false;
+    const filters: UserFilters = { userName: query.user_name, email: query.email, externalId: query.external_id, active: query.active };
+    const tokenQuery = ['users', organizationId, JSON.stringify({ departmentId, recursive, ...filters })];
+    const byId = departmentId !== undefined;
     const position = startOfPage(tokenQuery, byId ? BY_ID_ONLY : POSITIVE_INT64, query.page_token, 'filters');
-    const rows = await this.users.list(organizationId, filters, position, pageSize + 1);
+    // By department: the member pages of GET …/members, so that one set of statements pages the users of a subtree.
+    const rows = byId
+      ? await this.memberships.usersOfDepartmentPage(USER_WITH_DEPARTMENTS, { organizationId, departmentId, recursive, filters }, position?.id, pageSize + 1)
+      : await this.users.list(organizationId, filters, position, pageSize + 1);
     const positionOf = (row: UserRow): KeysetPosition => ({ after: byId ? '0' : String(row.seq), id: row.id });
     const page = pageOfRows(tokenQuery, rows, pageSize, positionOf);
     return { items: page.items.map(toUserDto), next_page_token: page.next_page_token };
