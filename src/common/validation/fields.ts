@@ -62,6 +62,20 @@ export function IntegerField(options: FieldDocs & { min: number }) {
 }
 
 /**
+ * The `expected_revision` of a PATCH body: the revision the client last read of the `what` (a stale
+ * one is 409 REVISION_CONFLICT; common/http/write-preconditions.ts).
+ */
+export function ExpectedRevisionField(what: string) {
+  return IntegerField({
+    min: 1,
+    description:
+      `Revision obtained when the ${what} was last read. When it differs from the stored revision the update is ` +
+      'refused with 409 REVISION_CONFLICT (details.suggestion = the current revision) and nothing changes. ' +
+      'Left out: the update applies to whatever is stored.',
+  });
+}
+
+/**
  * One of `values` (documented as an enum); anything else is `invalid_value`. `values` is a fixed
  * list or a list of the application's registries (registryList: the audit actions, say), which
  * the validation pipe and the OpenAPI document look up in the application's Registries.

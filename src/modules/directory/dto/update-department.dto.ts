@@ -1,14 +1,8 @@
-import { IntegerField, TextField, UuidField } from '../../../common/validation/fields';
+import { ExpectedRevisionField, IntegerField, TextField, UuidField } from '../../../common/validation/fields';
 
 /** Body of PATCH /departments/{department_id}: every field is optional, one left out keeps its stored value. */
 export class UpdateDepartmentDto {
-  @IntegerField({
-    min: 1,
-    description:
-      'Revision obtained when the department was last read. When it differs from the stored revision the update is ' +
-      'refused with 409 REVISION_CONFLICT (details.suggestion = the current revision) and nothing changes. ' +
-      'Left out: the update applies to whatever is stored.',
-  })
+  @ExpectedRevisionField('department')
   expected_revision?: number;
 
   @TextField({

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsString, IsUrl, Matches, ValidateBy, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
 import { MaxCodePoints } from '../../../common/validation/field-rules';
-import { BooleanField, EnumField, IntegerField, Optional, TextField, UuidField } from '../../../common/validation/fields';
+import { BooleanField, EnumField, ExpectedRevisionField, IntegerField, Optional, TextField, UuidField } from '../../../common/validation/fields';
 import { SUITE_STATUSES, type SuiteStatus } from '../suite-status';
 
 /** Client type names: short, lower-case (e.g. `web`, `desktop`, `vscode-plugin`). */
@@ -54,13 +54,7 @@ export class ConnectorRefInputDto {
  * keeps its stored value. Unknown fields are rejected.
  */
 export class UpdateExpertSuiteDto {
-  @IntegerField({
-    min: 1,
-    description:
-      'Revision obtained when the suite was last read. When it differs from the stored revision the update is ' +
-      'refused with 409 REVISION_CONFLICT (details.suggestion = the current revision) and nothing changes. ' +
-      'Left out: the update applies to whatever is stored.',
-  })
+  @ExpectedRevisionField('suite')
   expected_revision?: number;
 
   @IntegerField({

@@ -1,15 +1,9 @@
-import { IntegerField } from '../../../common/validation/fields';
+import { ExpectedRevisionField } from '../../../common/validation/fields';
 import { UserFields } from './user-fields';
 
 /** Body of PATCH /users/{user_id}: every field is optional, one left out keeps its stored value. */
 export class UpdateUserDto {
-  @IntegerField({
-    min: 1,
-    description:
-      'Revision obtained when the user was last read. When it differs from the stored revision the update is ' +
-      'refused with 409 REVISION_CONFLICT (details.suggestion = the current revision) and nothing changes. ' +
-      'Left out: the update applies to whatever is stored.',
-  })
+  @ExpectedRevisionField('user')
   expected_revision?: number;
 
   @UserFields.userName('optional')

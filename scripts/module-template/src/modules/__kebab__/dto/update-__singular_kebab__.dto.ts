@@ -1,14 +1,8 @@
-import { IntegerField, TextField } from '../../../common/validation/fields';
+import { ExpectedRevisionField, TextField } from '../../../common/validation/fields';
 
 /** Body of PATCH /__kebab__/{__singular_snake___id}: every field is optional, one left out keeps its stored value. */
 export class Update__Singular__Dto {
-  @IntegerField({
-    min: 1,
-    description:
-      'Revision obtained when the __singular_words__ was last read. When it differs from the stored revision the update is ' +
-      'refused with 409 REVISION_CONFLICT (details.suggestion = the current revision) and nothing changes. ' +
-      'Left out: the update applies to whatever is stored.',
-  })
+  @ExpectedRevisionField('__singular_words__')
   expected_revision?: number;
 
   @TextField({
