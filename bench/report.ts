@@ -1,7 +1,8 @@
 import type { Machine } from './environment';
-import { microseconds, mib, ratio, type Check, type EmbeddedResult, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
+import { microseconds, mib, ratio, type Check, type EmbeddedResult, type MirroredWrite, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
 import { SCENARIOS } from './scenarios';
 import type { Settings } from './settings';
+import type { StatementCount } from './statements';
 
 export interface Report {
   startedAt: Date;
@@ -15,6 +16,9 @@ export interface Report {
   summaries: ScenarioSummary[];
   peakRssMiB: Partial<Record<Side, number>>;
   embedded: EmbeddedResult | undefined;
+  mirroredWrites: MirroredWrite[];
+  /** Counted on a scratch database after the load; empty when they could not be (a failure says why). */
+  statements: StatementCount[];
   parityDifferences: string[];
   checks: Check[];
   failures: string[];
@@ -64,6 +68,8 @@ export function markdown(report: Report): string {
     '',
     `Peak RSS over the whole benchmark (VmHWM of one process per side that served every scenario): service ${mib(report.peakRssMiB.service ?? NaN)}, lean ${mib(report.peakRssMiB.lean ?? NaN)}.`,
     '',
+    ...mirroredWritesSection(report.mirroredWrites),
+    ...statementsSection(report.statements),
     ...embeddedSection(report.embedded),
     '## Targets',
     '',
@@ -99,6 +105,43 @@ export function markdown(report: Report): string {
     '',
   ];
   return lines.join('\n');
+}
+
+function mirroredWritesSection(writes: MirroredWrite[]): string[] {
+  if (writes.length === 0) return [];
+  return [
+    '## Directory writes beside the writes they mirror (the service, same run)',
+    '',
+    '| write | req/s | mirrors | its req/s | throughput ratio | CPU µs/req write / mirrored | statements per request write / mirrored |',
+    '|---|---:|---|---:|---:|---:|---:|',
+    ...writes.map((write) =>
+      [
+        write.summary.title,
+        write.summary.service.requestsPerSecond.toFixed(0),
+        write.mirrored.title,
+        write.mirrored.service.requestsPerSecond.toFixed(0),
+        ratio(write.throughputRatio),
+        pair(write.summary.service.cpuUsPerRequest, write.mirrored.service.cpuUsPerRequest, 0),
+        `${write.statements.map(({ count }) => (Number.isFinite(count) ? count : 'n/a')).join(' + ')} / ${Number.isFinite(write.mirroredStatements) ? write.mirroredStatements : 'n/a'}`,
+      ].join(' | '),
+    ).map((row) => `| ${row} |`),
+    '',
+  ];
+}
+
+function statementsSection(statements: StatementCount[]): string[] {
+  if (statements.length === 0) return [];
+  return [
+    '## Statements per request',
+    '',
+    'Counted in PostgreSQL\'s statement log by `scripts/statements-per-request.mjs` after the load (a scratch',
+    'database with `log_statement = all`, one request at a time, warm; BEGIN and COMMIT count).',
+    '',
+    '| request | status | statements | server connections |',
+    '|---|---:|---:|---:|',
+    ...statements.map((row) => `| ${row.request} | ${row.status} | ${row.statements} | ${row.connections} |`),
+    '',
+  ];
 }
 
 function embeddedSection(embedded: EmbeddedResult | undefined): string[] {

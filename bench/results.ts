@@ -1,4 +1,5 @@
-import { SCENARIOS, type LoadResult, type ScenarioName } from './scenarios';
+import { MIRRORED_WRITES, SCENARIOS, type LoadResult, type ScenarioName } from './scenarios';
+import type { StatementCount } from './statements';
 import { TARGETS } from './targets';
 
 export type Side = 'service' | 'lean';
@@ -157,6 +158,53 @@ export function checkTargets(
     },
   );
   return checks;
+}
+
+/** A directory write beside the write it mirrors, both the service's, in the same run. */
+export interface MirroredWrite {
+  summary: ScenarioSummary;
+  mirrored: ScenarioSummary;
+  /** service req/s of the write over that of the mirrored write. */
+  throughputRatio: number;
+  statements: { request: string; count: number }[];
+  mirroredStatements: number;
+}
+
+export function mirroredWrites(summaries: ScenarioSummary[], statements: StatementCount[]): MirroredWrite[] {
+  const summaryOf = (name: ScenarioName) => summaries.find((summary) => summary.scenario === name);
+  const count = (request: string) => statements.find((row) => row.request === request)?.statements ?? NaN;
+  return MIRRORED_WRITES.flatMap(({ scenario, mirrors, requests, mirroredRequest }) => {
+    const summary = summaryOf(scenario);
+    const mirrored = summaryOf(mirrors);
+    if (summary === undefined || mirrored === undefined) return [];
+    return [
+      {
+        summary,
+        mirrored,
+        throughputRatio: summary.service.requestsPerSecond / mirrored.service.requestsPerSecond,
+        statements: requests.map((request) => ({ request, count: count(request) })),
+        mirroredStatements: count(mirroredRequest),
+      },
+    ];
+  });
+}
+
+/** Throughput within TARGETS.minMirroredThroughputRatio of the mirrored write, and no more statements (NaN, not counted, is never ok). */
+export function checkMirroredWrites(writes: MirroredWrite[]): Check[] {
+  return writes.flatMap((write) => [
+    {
+      what: `${write.summary.title}: service throughput / ${write.mirrored.title}'s`,
+      measured: ratio(write.throughputRatio),
+      target: `≥ ${TARGETS.minMirroredThroughputRatio}`,
+      ok: write.throughputRatio >= TARGETS.minMirroredThroughputRatio,
+    },
+    ...write.statements.map(({ request, count }) => ({
+      what: `${request}: statements per request, against ${write.mirrored.title}'s`,
+      measured: Number.isFinite(count) ? String(count) : 'n/a',
+      target: `≤ ${Number.isFinite(write.mirroredStatements) ? write.mirroredStatements : 'n/a'}`,
+      ok: count <= write.mirroredStatements,
+    })),
+  ]);
 }
 
 export function ratio(value: number): string {

@@ -14,9 +14,10 @@ import { startPgBouncer, type PgBouncer } from './pooler';
 import { startServer, type ServerProcess } from './processes';
 import { markdown } from './report';
 import { prepareDatabase, startService } from './service';
-import { checkTargets, microseconds, ratio, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
+import { checkMirroredWrites, checkTargets, microseconds, mirroredWrites, ratio, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
 import type { LoadJob, ScenarioName } from './scenarios';
 import { readSettings, type Settings } from './settings';
+import { countStatements, type StatementCount } from './statements';
 
 const ROOT = join(__dirname, '..', '..');
 const SHIPPED = shippedStartCommand(ROOT);
@@ -98,14 +99,19 @@ async function main(): Promise<number> {
     ? await measureEmbedded({ serviceScript: SCRIPTS.service, loadScript: SCRIPTS.load, ...settings, serviceEnvironment: SHIPPED.environment, serviceNodeArgs: [...SHIPPED.nodeOptions, ...settings.serviceNodeArgs] })
     : undefined;
   if (embedded?.error) failures.push(`embedded: ${embedded.error}`);
+  const statements: StatementCount[] = await countStatements(ROOT, settings.postgresUrl).catch((error: unknown) => {
+    failures.push(`statements per request not counted (scripts/statements-per-request.mjs reads the server's log: run beside PostgreSQL): ${message(error)}`);
+    return [];
+  });
 
   const summaries = outcomes.map(summarize);
-  const checks = checkTargets(summaries, peakRssMiB, embedded, parityDifferences);
+  const mirrored = mirroredWrites(summaries, statements);
+  const checks = [...checkTargets(summaries, peakRssMiB, embedded, parityDifferences), ...checkMirroredWrites(mirrored)];
   const commit = gitCommit(ROOT);
   const minutes = (Date.now() - startedAt.getTime()) / 60_000;
   writeFileSync(
     join(ROOT, 'docs/benchmarks.md'),
-    markdown({ startedAt, minutes, commit, settings, machine, postgresVersion, versions: packageVersions(ROOT), outcomes, summaries, peakRssMiB, embedded, parityDifferences, checks, failures }),
+    markdown({ startedAt, minutes, commit, settings, machine, postgresVersion, versions: packageVersions(ROOT), outcomes, summaries, peakRssMiB, embedded, mirroredWrites: mirrored, statements, parityDifferences, checks, failures }),
   );
   const subtitle = `commit ${commit}, ${startedAt.toISOString().slice(0, 10)}; medians of ${settings.pairs} pairs of ${settings.durationSeconds} s runs, ${settings.connections} connections, ${machine.cpuCount} CPUs`;
   writeFileSync(join(ROOT, 'docs/benchmarks.svg'), ratioChart(summaries, subtitle));

@@ -23,6 +23,23 @@ export const SCENARIOS = [
 
 export type ScenarioName = (typeof SCENARIOS)[number]['name'];
 
+/**
+ * The directory's writes, each beside the write it mirrors: its service throughput must stay within
+ * TARGETS.minMirroredThroughputRatio of that one's in the same run, and each of its requests may use
+ * no more statements than the mirrored request (the rows of scripts/statements-per-request.mjs).
+ */
+export const MIRRORED_WRITES: { scenario: ScenarioName; mirrors: ScenarioName; requests: string[]; mirroredRequest: string }[] = [
+  { scenario: 'move', mirrors: 'create', requests: ['PATCH /departments/{id} (move)'], mirroredRequest: 'POST /departments (new key)' },
+  { scenario: 'user-create', mirrors: 'create', requests: ['POST /users (new key, one department)'], mirroredRequest: 'POST /departments (new key)' },
+  {
+    scenario: 'member',
+    mirrors: 'create',
+    requests: ['PUT /departments/{id}/members/{user_id}', 'DELETE /departments/{id}/members/{user_id}'],
+    mirroredRequest: 'POST /departments (new key)',
+  },
+  { scenario: 'user-patch', mirrors: 'patch-spread', requests: ['PATCH /users/{id}'], mirroredRequest: 'PATCH /expert-suites/{id}' },
+];
+
 /** What the load generator process is asked to run (JSON on its stdin). */
 export interface LoadJob {
   baseUrl: string;

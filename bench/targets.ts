@@ -11,4 +11,6 @@ export const TARGETS = {
   maxNon2xx: 0,
   maxEmbeddedPeakRssMiB: 400,
   maxEmbeddedReadySeconds: 10,
+  /** A directory write's service throughput over that of the write it mirrors, in the same run. */
+  minMirroredThroughputRatio: 0.9,
 } as const;

@@ -83,6 +83,7 @@ async function main() {
     let movableId;
     let leaves = [];
     let userId;
+    let memberId;
     let round = 0;
     const requests = [
       ['POST /departments (new key)', () => fetch(`${base}${API}/departments`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ name: `New ${round++}` }) })],
@@ -100,6 +101,8 @@ async function main() {
       ['POST /users (new key, one department)', () => fetch(`${base}${API}/users`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ user_name: `user-${round++}`, department_ids: [departmentId] }) })],
       ['PATCH /users/{id}', () => fetch(`${base}${API}/users/${userId}`, { method: 'PATCH', headers, body: JSON.stringify({ display_name: `Name ${round++}` }) })],
       ['PATCH /users/{id} (department_ids)', () => fetch(`${base}${API}/users/${userId}`, { method: 'PATCH', headers, body: JSON.stringify({ department_ids: round++ % 2 === 0 ? [] : [departmentId] }) })],
+      ['PUT /departments/{id}/members/{user_id}', () => fetch(`${base}${API}/departments/${parentId}/members/${memberId}`, { method: 'PUT', headers })],
+      ['DELETE /departments/{id}/members/{user_id}', () => fetch(`${base}${API}/departments/${parentId}/members/${memberId}`, { method: 'DELETE', headers })],
     ];
     const made = await (await fetch(`${base}${API}/departments`, { method: 'POST', headers: { ...headers, 'idempotency-key': replayKey }, body: JSON.stringify({ name: 'Replayed' }) })).json();
     departmentId = made.department_id;
@@ -110,6 +113,8 @@ async function main() {
     leaves = [await createTop('Leaf 1'), await createTop('Leaf 2')];
     const user = await (await fetch(`${base}${API}/users`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ user_name: 'patched' }) })).json();
     userId = user.user_id;
+    const member = await (await fetch(`${base}${API}/users`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ user_name: 'member' }) })).json();
+    memberId = member.user_id;
     for (const [, send] of requests) await (await send()).arrayBuffer(); // warm-up: key cache, prepared statements
     await sleep(500);
     console.log('| request | status | statements | of which BEGIN/COMMIT | server connections |');

@@ -1,4 +1,5 @@
-import { checkTargets } from '../bench/results';
+import { checkMirroredWrites, checkTargets, mirroredWrites, type ScenarioSummary } from '../bench/results';
+import type { ScenarioName } from '../bench/scenarios';
 
 describe('bench targets: the service\'s peak RSS', () => {
   const memoryCheck = (peakRssMiB: { service?: number; lean?: number }) => {
@@ -16,5 +17,31 @@ describe('bench targets: the service\'s peak RSS', () => {
   it('is missed when either side\'s peak was not measured', () => {
     expect(memoryCheck({ service: 150 }).ok).toBe(false);
     expect(memoryCheck({ lean: 206 }).ok).toBe(false);
+  });
+});
+
+describe('bench targets: directory writes beside the writes they mirror', () => {
+  const summary = (scenario: ScenarioName, requestsPerSecond: number): ScenarioSummary => {
+    const side = { requestsPerSecond, p50Ms: 1, p99Ms: 2, cpuUsPerRequest: 100, databaseCpuUsPerRequest: 50, non2xx: 0, errors: 0, rssAfterMiB: 100 };
+    return { scenario, title: scenario, pairs: 1, service: side, lean: side, throughputRatio: 1, p99Ratio: 1, cpuRatio: 1, databaseCpuRatio: 1 };
+  };
+  const counted = (request: string, statements: number) => ({ request, status: 200, statements, connections: 1 });
+  const statements = [counted('POST /departments (new key)', 5), counted('PATCH /departments/{id} (move)', 4)];
+
+  it('is met within 10 % of the mirrored write\'s throughput and with no more statements, and missed below or above', () => {
+    const checks = (moveRate: number, moveStatements: number) =>
+      checkMirroredWrites(mirroredWrites([summary('create', 400), summary('move', moveRate)], [statements[0], counted('PATCH /departments/{id} (move)', moveStatements)]));
+    expect(checks(360, 4).map((check) => [check.measured, check.target, check.ok])).toEqual([
+      ['0.90', '≥ 0.9', true],
+      ['4', '≤ 5', true],
+    ]);
+    expect(checks(359, 5).map((check) => check.ok)).toEqual([false, true]);
+    expect(checks(500, 6).map((check) => check.ok)).toEqual([true, false]);
+  });
+
+  it('leaves out writes whose mirrored scenario did not run, and misses statements that were not counted', () => {
+    expect(mirroredWrites([summary('move', 400)], statements)).toEqual([]);
+    const [, statementCheck] = checkMirroredWrites(mirroredWrites([summary('create', 400), summary('move', 400)], []));
+    expect(statementCheck).toMatchObject({ measured: 'n/a', ok: false });
   });
 });
