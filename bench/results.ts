@@ -193,13 +193,13 @@ export function mirroredWrites(summaries: ScenarioSummary[], statements: Stateme
 export function checkMirroredWrites(writes: MirroredWrite[]): Check[] {
   return writes.flatMap((write) => [
     {
-      what: `${write.summary.title}: service throughput / ${write.mirrored.title}'s`,
+      what: `${write.summary.title}: service throughput, against ${write.mirrored.title}`,
       measured: ratio(write.throughputRatio),
       target: `≥ ${TARGETS.minMirroredThroughputRatio}`,
       ok: write.throughputRatio >= TARGETS.minMirroredThroughputRatio,
     },
     ...write.statements.map(({ request, count }) => ({
-      what: `${request}: statements per request, against ${write.mirrored.title}'s`,
+      what: `${request}: statements per request, against ${write.mirrored.title}`,
       measured: Number.isFinite(count) ? String(count) : 'n/a',
       target: `≤ ${Number.isFinite(write.mirroredStatements) ? write.mirroredStatements : 'n/a'}`,
       ok: count <= write.mirroredStatements,
