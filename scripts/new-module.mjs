@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates a working resource module from scripts/module-template/ (docs/architecture.md, "Adding a module"):
+// Generates a working resource module from scripts/module-template/ (docs/adding-a-module.md):
 //
 //   npm run new:module -- widgets                      plural kebab-case name; singular guessed (widget)
 //   npm run new:module -- cost-centers

@@ -310,7 +310,7 @@ describe('reading departments: GET /departments/{id}, GET /departments', () => {
       expect(page.required).toEqual(expect.arrayContaining(['items', 'next_page_token']));
       expect(page.properties.next_page_token).toMatchObject({ type: 'string', nullable: true });
       // Swagger UI sends a parameter's example with "Try it out": none of them carries one, since a
-      // page_token or external_id sent that way fails (docs/architecture.md, The OpenAPI document).
+      // page_token or external_id sent that way fails (docs/openapi-document.md).
       for (const parameter of Object.values(parameters)) {
         expect({ name: parameter.name, example: parameter.schema.example ?? (parameter as { example?: unknown }).example }).toEqual({ name: parameter.name, example: undefined });
       }

@@ -14,7 +14,7 @@ function sourceFiles(directory: string): string[] {
 describe('Module code', () => {
   // That it imports neither PrismaService nor SqlSession is an import rule (.dependency-cruiser.cjs);
   // a raw query on the Prisma client is a call, which only the source text shows.
-  it('calls no raw query of the Prisma client: it reaches the database through the TransactionHost (docs/architecture.md, "One way to the database")', () => {
+  it('calls no raw query of the Prisma client: it reaches the database through the TransactionHost (docs/database-access.md, "One way to the database")', () => {
     const files = sourceFiles(modules);
     expect(files.length).toBeGreaterThan(0);
     const offending = files.filter((file) => /\$(queryRaw|executeRaw)(Unsafe)?\b/.test(readFileSync(file, 'utf8')));

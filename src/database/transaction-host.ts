@@ -7,7 +7,7 @@ import type { SqlHost } from './sql-host';
 import type { SqlQueries } from './sql-queries';
 
 /**
- * The one way code reaches the database (docs/architecture.md, "One way to the database"):
+ * The one way code reaches the database (docs/database-access.md, "One way to the database"):
  * `Prisma.sql` statements on the driver adapter (docs/adr/0002-hot-statements-on-the-sql-driver-adapter.md),
  * in the transaction the caller is in or on their own outside one, so that a write joins a
  * transaction opened further up (the idempotency record and the department commit together)

@@ -9,7 +9,7 @@ import { LowerCaseUuid, NoSurroundingWhitespace, ToNfc, Trim } from './string-ru
 /**
  * The field kit: one decorator per kind of field, carrying its validation rules, the contract's
  * failure reasons and the OpenAPI facets from one set of numbers, so that no limit is written
- * twice. Every DTO builds its fields from these (docs/architecture.md, "Adding a module").
+ * twice. Every DTO builds its fields from these (docs/adding-a-module.md, "DTO fields").
  */
 
 /** `required`: present and not null. `optional`: may be left out, not null. `nullable`: may be left out or null. */

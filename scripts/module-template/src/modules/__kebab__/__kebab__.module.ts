@@ -9,6 +9,6 @@ import { __Plural__Service } from './__kebab__.service';
 
 @Module({ controllers: [__Plural__Controller], providers: [__Plural__Service, __Plural__Repository] })
 export class __Plural__Module {
-  /** What the module adds to the application's registries; AppModule collects it (docs/architecture.md, "Registries"). */
+  /** What the module adds to the application's registries; AppModule collects it (docs/adding-a-module.md, "Registries"). */
   static readonly definitions: ModuleDefinitions = { scopes: __Plural__ScopeDefinitions, errors: __Plural__Error, auditActions: __Plural__Audit };
 }
