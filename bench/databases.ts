@@ -1,7 +1,7 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 
-const ALL_SCOPES = ['admin.v1.user-directory.read', 'admin.v1.user-directory.manage', 'admin.v1.expert-suites.manage', 'admin.v1.quota.read'];
+const ALL_SCOPES = ['admin.v1.user-directory.read', 'admin.v1.user-directory.manage', 'admin.v1.expert-suites.manage', 'admin.v1.quota.read', 'admin.v1.scim.provision'];
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // On the 31st, so that next_reset_at exercises the month-end clamp.
 const SUBSCRIPTION_ANCHOR = '2026-01-31T09:30:00.000Z';

@@ -3,6 +3,8 @@ import { REPLAY_BODY, REPLAY_KEY, type LoadJob, type LoadResult } from './scenar
 
 type RawRequest = autocannon.RawRequest;
 
+const SCIM_PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
 /**
  * The load generator, in its own process so that its CPU is not the server's: reads a LoadJob
  * as JSON on stdin (not in its arguments, which any user can list), runs autocannon and prints
@@ -100,8 +102,24 @@ function requestBuilder(job: LoadJob): (request: RawRequest) => RawRequest {
         path: `${api}/users/${job.userIds[n % job.userIds.length]}`,
         body: JSON.stringify({ display_name: `${job.runTag} ${n++}` }),
       });
+    case 'user-lookup':
+      return (request) => ({ ...request, method: 'GET', path: `${api}/users?user_name=${benchUserName(n++)}` });
+    case 'scim-lookup':
+      return (request) => ({ ...request, method: 'GET', path: `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "${benchUserName(n++)}"`)}` });
+    case 'scim-patch':
+      return (request) => ({
+        ...request,
+        method: 'PATCH',
+        path: `/scim/v2/Users/${job.userIds[n % job.userIds.length]}`,
+        body: JSON.stringify({ schemas: [SCIM_PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: `${job.runTag} ${n++}` }] }),
+      });
     case 'member':
       throw new Error('the member scenario sends a pair of requests (requestBuilders)');
+  }
+
+  /** The seeded users' names (bench/databases.ts), 1-based. */
+  function benchUserName(i: number): string {
+    return `bench-user-${(i % job.userIds.length) + 1}`;
   }
 
   function patchSuite(request: RawRequest, suiteId: string, displayName: string): RawRequest {

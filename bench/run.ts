@@ -14,8 +14,8 @@ import { startPgBouncer, type PgBouncer } from './pooler';
 import { startServer, type ServerProcess } from './processes';
 import { markdown } from './report';
 import { prepareDatabase, startService } from './service';
-import { checkMirroredWrites, checkTargets, microseconds, mirroredWrites, ratio, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
-import type { LoadJob, ScenarioName } from './scenarios';
+import { checkMirroredOperations, checkTargets, microseconds, mirroredOperations, ratio, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
+import { isServiceOnly, type LoadJob, type ScenarioName } from './scenarios';
 import { readSettings, type Settings } from './settings';
 import { countStatements, type StatementCount } from './statements';
 
@@ -105,16 +105,16 @@ async function main(): Promise<number> {
   });
 
   const summaries = outcomes.map(summarize);
-  const mirrored = mirroredWrites(summaries, statements);
-  const checks = [...checkTargets(summaries, peakRssMiB, embedded, parityDifferences), ...checkMirroredWrites(mirrored)];
+  const mirrored = mirroredOperations(summaries, statements);
+  const checks = [...checkTargets(summaries, peakRssMiB, embedded, parityDifferences), ...checkMirroredOperations(mirrored)];
   const commit = gitCommit(ROOT);
   const minutes = (Date.now() - startedAt.getTime()) / 60_000;
   writeFileSync(
     join(ROOT, 'docs/benchmarks.md'),
-    markdown({ startedAt, minutes, commit, settings, machine, postgresVersion, versions: packageVersions(ROOT), outcomes, summaries, peakRssMiB, embedded, mirroredWrites: mirrored, statements, parityDifferences, checks, failures }),
+    markdown({ startedAt, minutes, commit, settings, machine, postgresVersion, versions: packageVersions(ROOT), outcomes, summaries, peakRssMiB, embedded, mirroredOperations: mirrored, statements, parityDifferences, checks, failures }),
   );
   const subtitle = `commit ${commit}, ${startedAt.toISOString().slice(0, 10)}; medians of ${settings.pairs} pairs of ${settings.durationSeconds} s runs, ${settings.connections} connections, ${machine.cpuCount} CPUs`;
-  writeFileSync(join(ROOT, 'docs/benchmarks.svg'), ratioChart(summaries, subtitle));
+  writeFileSync(join(ROOT, 'docs/benchmarks.svg'), ratioChart(summaries.filter((summary) => !isServiceOnly(summary.scenario)), subtitle));
 
   console.log('');
   for (const check of checks) console.log(`${check.ok ? 'ok    ' : 'MISSED'} ${check.what}: ${check.measured} (target ${check.target})`);
@@ -161,10 +161,11 @@ async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fi
     durationSeconds,
     connections: settings.connections,
   });
+  const sides: Side[] = isServiceOnly(scenario) ? ['service'] : SIDES;
   try {
-    for (const side of SIDES) await measure(servers[side], job(side, -1, settings.warmupSeconds), SCRIPTS.load);
+    for (const side of sides) await measure(servers[side], job(side, -1, settings.warmupSeconds), SCRIPTS.load);
     for (let pair = 0; pair < settings.pairs; pair++) {
-      for (const side of pair % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+      for (const side of pair % 2 === 0 ? sides : [...sides].reverse()) {
         const run = { side, pair, ...(await measure(servers[side], job(side, pair, settings.durationSeconds), SCRIPTS.load, database(side))) };
         outcome.runs.push(run);
         const { load } = run;

@@ -1,3 +1,5 @@
+import { TARGETS } from './targets';
+
 /** The benchmark's scenarios, shared by the runner (names, descriptions) and the load generator. */
 export const SCENARIOS = [
   { name: 'metering', title: 'GET metering-policy', description: 'authentication + the cached policy of one organization' },
@@ -19,7 +21,28 @@ export const SCENARIOS = [
     title: 'PUT member, then DELETE it',
     description: 'each connection adds a user to a second department (201) and removes it again (204), users taken in turn',
   },
-] as const;
+  { name: 'user-lookup', title: 'GET users by user_name', description: 'the users list filtered by one user_name, users taken in turn', serviceOnly: true },
+  {
+    name: 'scim-lookup',
+    title: 'SCIM GET Users by userName',
+    description: 'GET /scim/v2/Users?filter=userName eq "…", users taken in turn, as a provider looks a user up',
+    serviceOnly: true,
+  },
+  {
+    name: 'scim-patch',
+    title: 'SCIM PATCH spread over 100 users',
+    description: 'a PatchOp replacing displayName each request, users taken in turn',
+    serviceOnly: true,
+  },
+] as const satisfies readonly { name: string; title: string; description: string; serviceOnly?: true }[];
+
+/**
+ * Scenarios the lean baseline has no counterpart for (SCIM, and the REST lookup the SCIM one is
+ * compared with): the service alone runs them, and they are judged against their mirrored scenario.
+ */
+export function isServiceOnly(name: ScenarioName): boolean {
+  return SCENARIOS.some((scenario) => scenario.name === name && 'serviceOnly' in scenario);
+}
 
 export type ScenarioName = (typeof SCENARIOS)[number]['name'];
 
@@ -28,16 +51,20 @@ export type ScenarioName = (typeof SCENARIOS)[number]['name'];
  * TARGETS.minMirroredThroughputRatio of that one's in the same run, and each of its requests may use
  * no more statements than the mirrored request (the rows of scripts/statements-per-request.mjs).
  */
-export const MIRRORED_WRITES: { scenario: ScenarioName; mirrors: ScenarioName; requests: string[]; mirroredRequest: string }[] = [
-  { scenario: 'move', mirrors: 'create', requests: ['PATCH /departments/{id} (move)'], mirroredRequest: 'POST /departments (new key)' },
-  { scenario: 'user-create', mirrors: 'create', requests: ['POST /users (new key, one department)'], mirroredRequest: 'POST /departments (new key)' },
+export const MIRRORED_OPERATIONS: { scenario: ScenarioName; mirrors: ScenarioName; requests: string[]; mirroredRequest: string; minThroughputRatio: number }[] = [
+  { scenario: 'move', mirrors: 'create', requests: ['PATCH /departments/{id} (move)'], mirroredRequest: 'POST /departments (new key)', minThroughputRatio: TARGETS.minMirroredThroughputRatio },
+  { scenario: 'user-create', mirrors: 'create', requests: ['POST /users (new key, one department)'], mirroredRequest: 'POST /departments (new key)', minThroughputRatio: TARGETS.minMirroredThroughputRatio },
   {
     scenario: 'member',
     mirrors: 'create',
     requests: ['PUT /departments/{id}/members/{user_id}', 'DELETE /departments/{id}/members/{user_id}'],
     mirroredRequest: 'POST /departments (new key)',
+    minThroughputRatio: TARGETS.minMirroredThroughputRatio,
   },
-  { scenario: 'user-patch', mirrors: 'patch-spread', requests: ['PATCH /users/{id}'], mirroredRequest: 'PATCH /expert-suites/{id}' },
+  { scenario: 'user-patch', mirrors: 'patch-spread', requests: ['PATCH /users/{id}'], mirroredRequest: 'PATCH /expert-suites/{id}', minThroughputRatio: TARGETS.minMirroredThroughputRatio },
+  // SCIM is a second door to the same directory: it may cost little over the REST operation it mirrors.
+  { scenario: 'scim-lookup', mirrors: 'user-lookup', requests: ['GET /scim/v2/Users?filter=userName eq'], mirroredRequest: 'GET /users?user_name=', minThroughputRatio: TARGETS.minScimThroughputRatio },
+  { scenario: 'scim-patch', mirrors: 'user-patch', requests: ['PATCH /scim/v2/Users/{id}'], mirroredRequest: 'PATCH /users/{id}', minThroughputRatio: TARGETS.minScimThroughputRatio },
 ];
 
 /** What the load generator process is asked to run (JSON on its stdin). */

@@ -13,4 +13,6 @@ export const TARGETS = {
   maxEmbeddedReadySeconds: 10,
   /** A directory write's service throughput over that of the write it mirrors, in the same run. */
   minMirroredThroughputRatio: 0.9,
+  /** A SCIM operation's throughput over that of the REST operation it mirrors, in the same run. */
+  minScimThroughputRatio: 0.85,
 } as const;

@@ -1,4 +1,4 @@
-import { checkMirroredWrites, checkTargets, mirroredWrites, type ScenarioSummary } from '../bench/results';
+import { checkMirroredOperations, checkTargets, mirroredOperations, type ScenarioSummary } from '../bench/results';
 import type { ScenarioName } from '../bench/scenarios';
 
 describe('bench targets: the service\'s peak RSS', () => {
@@ -23,14 +23,14 @@ describe('bench targets: the service\'s peak RSS', () => {
 describe('bench targets: directory writes beside the writes they mirror', () => {
   const summary = (scenario: ScenarioName, requestsPerSecond: number): ScenarioSummary => {
     const side = { requestsPerSecond, p50Ms: 1, p99Ms: 2, cpuUsPerRequest: 100, databaseCpuUsPerRequest: 50, non2xx: 0, errors: 0, rssAfterMiB: 100 };
-    return { scenario, title: scenario, pairs: 1, service: side, lean: side, throughputRatio: 1, p99Ratio: 1, cpuRatio: 1, databaseCpuRatio: 1 };
+    return { scenario, title: scenario, runs: 1, pairs: 1, service: side, lean: side, throughputRatio: 1, p99Ratio: 1, cpuRatio: 1, databaseCpuRatio: 1 };
   };
   const counted = (request: string, statements: number) => ({ request, status: 200, statements, connections: 1 });
   const statements = [counted('POST /departments (new key)', 5), counted('PATCH /departments/{id} (move)', 4)];
 
   it('is met within 10 % of the mirrored write\'s throughput and with no more statements, and missed below or above', () => {
     const checks = (moveRate: number, moveStatements: number) =>
-      checkMirroredWrites(mirroredWrites([summary('create', 400), summary('move', moveRate)], [statements[0], counted('PATCH /departments/{id} (move)', moveStatements)]));
+      checkMirroredOperations(mirroredOperations([summary('create', 400), summary('move', moveRate)], [statements[0], counted('PATCH /departments/{id} (move)', moveStatements)]));
     expect(checks(360, 4).map((check) => [check.measured, check.target, check.ok])).toEqual([
       ['0.90', '≥ 0.9', true],
       ['4', '≤ 5', true],
@@ -40,8 +40,28 @@ describe('bench targets: directory writes beside the writes they mirror', () => 
   });
 
   it('leaves out writes whose mirrored scenario did not run, and misses statements that were not counted', () => {
-    expect(mirroredWrites([summary('move', 400)], statements)).toEqual([]);
-    const [, statementCheck] = checkMirroredWrites(mirroredWrites([summary('create', 400), summary('move', 400)], []));
+    expect(mirroredOperations([summary('move', 400)], statements)).toEqual([]);
+    const [, statementCheck] = checkMirroredOperations(mirroredOperations([summary('create', 400), summary('move', 400)], []));
     expect(statementCheck).toMatchObject({ measured: 'n/a', ok: false });
+  });
+});
+
+describe('bench targets: SCIM beside the REST operations it mirrors', () => {
+  const summary = (scenario: ScenarioName, requestsPerSecond: number, non2xx = 0): ScenarioSummary => {
+    const side = { requestsPerSecond, p50Ms: 1, p99Ms: 2, cpuUsPerRequest: 100, databaseCpuUsPerRequest: 50, non2xx, errors: 0, rssAfterMiB: 100 };
+    const lean = { ...side, requestsPerSecond: NaN, non2xx: 0 };
+    return { scenario, title: scenario, runs: 1, pairs: 0, service: side, lean, throughputRatio: NaN, p99Ratio: NaN, cpuRatio: NaN, databaseCpuRatio: NaN };
+  };
+
+  it('holds a SCIM lookup to 85 % of the REST lookup\'s throughput', () => {
+    const throughputCheck = (scimRate: number) => checkMirroredOperations(mirroredOperations([summary('user-lookup', 1000), summary('scim-lookup', scimRate)], []))[0];
+    expect(throughputCheck(850)).toMatchObject({ measured: '0.85', target: '≥ 0.85', ok: true });
+    expect(throughputCheck(849).ok).toBe(false);
+  });
+
+  it('checks a scenario without a lean counterpart for its failures only, never against a lean side it did not run', () => {
+    const checksOf = (non2xx: number) => checkTargets([summary('scim-patch', 500, non2xx)], {}, undefined, []).filter((check) => check.what.startsWith('scim-patch'));
+    expect(checksOf(0).map((check) => [check.what, check.ok])).toEqual([['scim-patch: service non-2xx + errors', true]]);
+    expect(checksOf(3).map((check) => check.ok)).toEqual([false]);
   });
 });
