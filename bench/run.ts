@@ -77,7 +77,10 @@ async function main(): Promise<number> {
     started.push(servers.service, servers.lean);
     for (const side of SIDES) await servers[side].waitUntilReady(READY_TIMEOUT_MS);
 
-    parityDifferences = await compareAnswers(servers.service.baseUrl, servers.lean.baseUrl, fixture);
+    parityDifferences = await compareAnswers(
+      { service: { baseUrl: servers.service.baseUrl, databaseUrl: url('service') }, lean: { baseUrl: servers.lean.baseUrl, databaseUrl: url('lean') } },
+      fixture,
+    );
     for (const difference of parityDifferences) console.log(`parity: ${difference}`);
     for (const scenario of settings.scenarios) {
       const outcome = await runScenario(scenario, servers, fixture, settings, (side) => ({ serverUrl: settings.postgresUrl, database: databases[side] }));
