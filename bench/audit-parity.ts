@@ -24,15 +24,15 @@ interface EventRow {
 /**
  * Webhook endpoints of the main organization, so that the parity probes' writes queue deliveries
  * on both sides (the load runs without any: removeParityEndpoints drops them and their deliveries).
+ * Backed off for an hour, so that the service's delivery worker never attempts them.
  */
 export async function addParityEndpoints(databaseUrl: string, fixture: Fixture): Promise<void> {
   await withClient(databaseUrl, async (client) => {
     for (const endpoint of PARITY_ENDPOINTS) {
-      await client.query(`INSERT INTO webhook_endpoints (id, organization_id, url, event_types, secret) VALUES (gen_random_uuid(), $1, $2, $3, 'whsec_parity')`, [
-        fixture.main.organizationId,
-        endpoint.url,
-        endpoint.eventTypes,
-      ]);
+      await client.query(
+        `INSERT INTO webhook_endpoints (id, organization_id, url, event_types, secret, backoff_until) VALUES (gen_random_uuid(), $1, $2, $3, 'whsec_parity', now() + interval '1 hour')`,
+        [fixture.main.organizationId, endpoint.url, endpoint.eventTypes],
+      );
     }
   });
 }
