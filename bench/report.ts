@@ -241,6 +241,7 @@ const METHOD = [
   '| `BENCH_POOLER` | `none` | `pgbouncer`: the service reaches PostgreSQL through PgBouncer in transaction mode (`scripts/pgbouncer.sh`, Debian\'s `pgbouncer` package), with `DATABASE_PREPARED_STATEMENTS=0` and `DATABASE_DIRECT_URL` to the server; the lean baseline stays direct. Without `BENCH_SCENARIOS`, the write scenarios only (patch-hot, patch-spread, create, replay, move, user-create, user-patch, member) |',
   '| `BENCH_NODE` | `lts` | the Node.js everything runs on: `lts` is the line the container image ships (24, fetched once from the npm registry by `scripts/lts-node.sh`), `current` the one running `npm run bench`, or a path to a node binary |',
   '| `BENCH_SERVICE_NODE_ARGS` | (none) | extra node options for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load |',
+  '| `BENCH_LEAN_NODE_ARGS` | (none) | the same for the lean baseline\'s process (a profile of each side in one run; `scripts/cpu-profile-layers.mjs` sums either by layer) |',
   '| `BENCH_AGAINST` | (none) | the directory of another built checkout (e.g. a `git worktree` of an earlier commit): its service takes the lean baseline\'s place, so the ratios compare two commits run pair by pair; the run then prints its results and writes no report |',
   '',
 ];

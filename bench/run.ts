@@ -72,7 +72,7 @@ async function main(): Promise<number> {
       service: await startService('service', ROOT, serviceDatabase('service'), workDirectory, settings.serviceNodeArgs),
       lean: against
         ? await startService(`service at ${settings.against}`, against.root, serviceDatabase('lean'), workDirectory, settings.serviceNodeArgs)
-        : await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory),
+        : await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory, settings.leanNodeArgs),
     };
     started.push(servers.service, servers.lean);
     for (const side of SIDES) await servers[side].waitUntilReady(READY_TIMEOUT_MS);
