@@ -1,5 +1,5 @@
 import type { ScenarioSummary } from './results';
-import { TARGETS } from './targets';
+import { ratioTargetsOf, TARGETS, type RatioTargets } from './targets';
 
 const LABEL_WIDTH = 210;
 const PANEL_WIDTH = 300;
@@ -19,8 +19,8 @@ interface Bar {
 
 interface Panel {
   title: string;
-  target: number;
-  targetLabel: string;
+  /** One dashed line per distinct target: the reads' and the writes'. */
+  targets: { value: number; label: string }[];
   /** The smallest range shown, so that the target and parity (1) are always on the axis. */
   least: [number, number];
   bars: (summary: ScenarioSummary) => Bar[];
@@ -31,22 +31,22 @@ interface Panel {
  * go on a logarithmic axis, where 0.5× and 2× lie equally far from parity.
  */
 export function ratioChart(summaries: ScenarioSummary[], subtitle: string): string {
+  const lines = (target: (targets: RatioTargets) => number, sign: string) =>
+    (['reads', 'writes'] as const).map((kind) => ({ value: target(TARGETS[kind]), label: `${kind} ${sign} ${target(TARGETS[kind])}` }));
   const panels: Panel[] = [
     {
       title: 'Throughput, service / lean (higher is better)',
-      target: TARGETS.minThroughputRatio,
-      targetLabel: `≥ ${TARGETS.minThroughputRatio}`,
+      targets: lines((targets) => targets.minThroughputRatio, '≥'),
       least: [0.1, 2],
-      bars: (s) => [{ value: s.throughputRatio, ok: s.throughputRatio >= TARGETS.minThroughputRatio, shade: 1, label: 'req/s' }],
+      bars: (s) => [{ value: s.throughputRatio, ok: s.throughputRatio >= ratioTargetsOf(s.scenario).minThroughputRatio, shade: 1, label: 'req/s' }],
     },
     {
       title: 'Cost, service / lean (lower is better)',
-      target: TARGETS.maxCpuPerRequestRatio,
-      targetLabel: `≤ ${TARGETS.maxCpuPerRequestRatio}`,
+      targets: lines((targets) => targets.maxCpuPerRequestRatio, '≤'),
       least: [0.5, 5],
       bars: (s) => [
-        { value: s.cpuRatio, ok: s.cpuRatio <= TARGETS.maxCpuPerRequestRatio, shade: 1, label: 'CPU/req' },
-        { value: s.p99Ratio, ok: s.p99Ratio <= TARGETS.maxP99Ratio, shade: 0.55, label: 'p99' },
+        { value: s.cpuRatio, ok: s.cpuRatio <= ratioTargetsOf(s.scenario).maxCpuPerRequestRatio, shade: 1, label: 'CPU/req' },
+        { value: s.p99Ratio, ok: s.p99Ratio <= ratioTargetsOf(s.scenario).maxP99Ratio, shade: 0.55, label: 'p99' },
       ],
     },
   ];
@@ -59,7 +59,7 @@ export function ratioChart(summaries: ScenarioSummary[], subtitle: string): stri
     `<text x="10" y="22" font-size="15" font-weight="bold">Service against the lean baseline: ratios per scenario</text>`,
     `<text x="10" y="40" fill="#555555">${escape(subtitle)}</text>`,
     ...summaries.map((summary, row) => `<text x="10" y="${TOP + row * ROW_HEIGHT + 24}">${escape(summary.title)}</text>`),
-    `<text x="10" y="${height - 8}" fill="#555555">Green: target met; red: missed. Dashed: the target. Logarithmic axes.</text>`,
+    `<text x="10" y="${height - 8}" fill="#555555">Green: target met; red: missed. Dashed: the targets of reads and of writes. Logarithmic axes.</text>`,
   ];
   panels.forEach((panel, index) => {
     const left = LABEL_WIDTH + index * (PANEL_WIDTH + GAP);
@@ -77,10 +77,12 @@ export function ratioChart(summaries: ScenarioSummary[], subtitle: string): stri
         `<text x="${x(tick)}" y="${bottom + 14}" text-anchor="middle" fill="#666666">${tick}</text>`,
       );
     }
-    parts.push(
-      `<line x1="${x(panel.target)}" y1="${TOP - 6}" x2="${x(panel.target)}" y2="${bottom}" stroke="${MISSED}" stroke-dasharray="5,3"/>`,
-      `<text x="${x(panel.target) + 3}" y="${TOP - 8}" fill="${MISSED}">${escape(panel.targetLabel)}</text>`,
-    );
+    panel.targets.forEach((target, i) => {
+      parts.push(
+        `<line x1="${x(target.value)}" y1="${TOP - 6}" x2="${x(target.value)}" y2="${bottom}" stroke="${MISSED}" stroke-dasharray="5,3"/>`,
+        `<text x="${x(target.value) + 3}" y="${TOP - 8 + i * 10}" fill="${MISSED}" font-size="10">${escape(target.label)}</text>`,
+      );
+    });
     summaries.forEach((summary, row) => {
       const bars = panel.bars(summary);
       const barHeight = bars.length === 1 ? 22 : 15;

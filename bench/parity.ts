@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { addParityEndpoints, auditTrailDifferences, removeParityEndpoints } from './audit-parity';
 import type { Fixture } from './databases';
+import type { Side } from './results';
 
 const API = '/api/openapi/v1';
 
@@ -22,14 +24,26 @@ interface Probe {
   sameValues?: string[];
 }
 
+/** A server under test and its database. */
+export interface ParitySide {
+  baseUrl: string;
+  databaseUrl: string;
+}
+
 /**
  * Sends the same short sequence of requests to both servers (fresh databases with the same
  * fixture) and lists every difference in status, body fields, error code or headers that matter.
- * Also checks on each side that a replay is byte-for-byte the first answer.
+ * Also checks on each side that a replay is byte-for-byte the first answer, and that both wrote
+ * the same audit events and webhook deliveries (auditTrailDifferences), with webhook endpoints
+ * subscribed for the probes only.
  */
-export async function compareAnswers(serviceUrl: string, leanUrl: string, fixture: Fixture): Promise<string[]> {
+export async function compareAnswers(sides: Record<Side, ParitySide>, fixture: Fixture): Promise<string[]> {
   const suiteId = fixture.suiteIds[fixture.suiteIds.length - 1];
   const department = { name: 'Parity department', external_id: 'parity-1' };
+  const [firstDepartment, secondDepartment, thirdDepartment] = fixture.departmentIds;
+  const [firstUser, secondUser] = fixture.userIds;
+  const member = (departmentId: string, userId: string) => `${API}/departments/${departmentId}/members/${userId}`;
+  const user = ['user_name', 'department_ids', 'primary_department_id', 'revision'];
   const probes: Probe[] = [
     { label: 'GET metering-policy', method: 'GET', path: `${API}/metering-policy`, sameValues: ['cycle_mode', 'data_status', 'next_reset_at'] },
     { label: 'PATCH display_name', method: 'PATCH', path: `${API}/expert-suites/${suiteId}`, body: { display_name: '  Parity  ' }, sameValues: ['display_name', 'revision', 'market_item_revision', 'status'] },
@@ -45,14 +59,28 @@ export async function compareAnswers(serviceUrl: string, leanUrl: string, fixtur
     { label: 'GET departments, first page', method: 'GET', path: `${API}/departments?page_size=3`, sameValues: ['items'] },
     { label: 'GET departments, page_size 0', method: 'GET', path: `${API}/departments?page_size=0` },
     { label: 'GET metering-policy with an unknown key', method: 'GET', path: `${API}/metering-policy`, token: `wsk_${'0'.repeat(40)}` },
+    { label: 'PATCH department move', method: 'PATCH', path: `${API}/departments/${secondDepartment}`, body: { parent_id: firstDepartment }, sameValues: ['parent_id', 'order', 'revision'] },
+    { label: 'PATCH department move back to the top level', method: 'PATCH', path: `${API}/departments/${secondDepartment}`, body: { parent_id: null }, sameValues: ['parent_id', 'order', 'revision'] },
+    { label: 'POST user', method: 'POST', path: `${API}/users`, body: { user_name: 'Parity user', department_ids: [thirdDepartment] }, idempotencyKey: 'parity-user', sameValues: user },
+    { label: 'PATCH user display_name', method: 'PATCH', path: `${API}/users/${firstUser}`, body: { display_name: 'Parity' }, sameValues: [...user, 'display_name'] },
+    { label: 'PUT member (the user has a primary)', method: 'PUT', path: member(thirdDepartment, firstUser), sameValues: user },
+    { label: 'DELETE member (the primary: the next one takes over)', method: 'DELETE', path: member(firstDepartment, firstUser) },
+    { label: 'DELETE member (the last: no primary left)', method: 'DELETE', path: member(secondDepartment, secondUser) },
+    { label: 'PUT member (the user has no primary)', method: 'PUT', path: member(secondDepartment, secondUser), sameValues: user },
   ];
   const differences: string[] = [];
   const answers: Record<string, Answer[]> = {};
-  for (const [side, baseUrl] of [['service', serviceUrl], ['lean', leanUrl]] as const) {
-    answers[side] = [];
-    for (const probe of probes) answers[side].push(await send(baseUrl, probe, probe.token ?? fixture.main.token));
-    const [created, replayed] = ['POST department', 'POST department replay'].map((label) => answers[side][probes.findIndex((probe) => probe.label === label)]);
-    if (replayed.text !== created.text) differences.push(`${side}: the replay is not byte-for-byte the first answer`);
+  try {
+    for (const side of ['service', 'lean'] as const) {
+      await addParityEndpoints(sides[side].databaseUrl, fixture);
+      answers[side] = [];
+      for (const probe of probes) answers[side].push(await send(sides[side].baseUrl, probe, probe.token ?? fixture.main.token));
+      const [created, replayed] = ['POST department', 'POST department replay'].map((label) => answers[side][probes.findIndex((probe) => probe.label === label)]);
+      if (replayed.text !== created.text) differences.push(`${side}: the replay is not byte-for-byte the first answer`);
+    }
+    differences.push(...(await auditTrailDifferences({ service: sides.service.databaseUrl, lean: sides.lean.databaseUrl }, fixture)));
+  } finally {
+    for (const side of ['service', 'lean'] as const) await removeParityEndpoints(sides[side].databaseUrl);
   }
   probes.forEach((probe, i) => {
     const [service, lean] = [answers.service[i], answers.lean[i]];

@@ -1,6 +1,6 @@
 import { isServiceOnly, MIRRORED_OPERATIONS, SCENARIOS, type LoadResult, type ScenarioName } from './scenarios';
 import type { StatementCount } from './statements';
-import { TARGETS } from './targets';
+import { ratioTargetsOf, TARGETS } from './targets';
 
 export type Side = 'service' | 'lean';
 
@@ -135,10 +135,11 @@ export function checkTargets(
       checks.push({ what: at('service non-2xx + errors'), measured: String(failed), target: `${TARGETS.maxNon2xx}`, ok: summary.runs > 0 && failed <= TARGETS.maxNon2xx });
       continue;
     }
+    const targets = ratioTargetsOf(summary.scenario);
     checks.push(
-      { what: at('throughput service / lean'), measured: ratio(summary.throughputRatio), target: `≥ ${TARGETS.minThroughputRatio}`, ok: summary.throughputRatio >= TARGETS.minThroughputRatio },
-      { what: at('p99 service / lean'), measured: ratio(summary.p99Ratio), target: `≤ ${TARGETS.maxP99Ratio}`, ok: summary.p99Ratio <= TARGETS.maxP99Ratio },
-      { what: at('CPU per request service / lean'), measured: ratio(summary.cpuRatio), target: `≤ ${TARGETS.maxCpuPerRequestRatio}`, ok: summary.cpuRatio <= TARGETS.maxCpuPerRequestRatio },
+      { what: at('throughput service / lean'), measured: ratio(summary.throughputRatio), target: `≥ ${targets.minThroughputRatio}`, ok: summary.throughputRatio >= targets.minThroughputRatio },
+      { what: at('p99 service / lean'), measured: ratio(summary.p99Ratio), target: `≤ ${targets.maxP99Ratio}`, ok: summary.p99Ratio <= targets.maxP99Ratio },
+      { what: at('CPU per request service / lean'), measured: ratio(summary.cpuRatio), target: `≤ ${targets.maxCpuPerRequestRatio}`, ok: summary.cpuRatio <= targets.maxCpuPerRequestRatio },
       { what: at('service non-2xx + errors'), measured: String(summary.service.non2xx + summary.service.errors), target: `${TARGETS.maxNon2xx}`, ok: summary.pairs > 0 && summary.service.non2xx + summary.service.errors <= TARGETS.maxNon2xx },
       { what: at('lean baseline non-2xx + errors'), measured: String(summary.lean.non2xx + summary.lean.errors), target: '0', ok: summary.pairs > 0 && summary.lean.non2xx + summary.lean.errors === 0 },
     );

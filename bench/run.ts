@@ -72,12 +72,15 @@ async function main(): Promise<number> {
       service: await startService('service', ROOT, serviceDatabase('service'), workDirectory, settings.serviceNodeArgs),
       lean: against
         ? await startService(`service at ${settings.against}`, against.root, serviceDatabase('lean'), workDirectory, settings.serviceNodeArgs)
-        : await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory),
+        : await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory, settings.leanNodeArgs),
     };
     started.push(servers.service, servers.lean);
     for (const side of SIDES) await servers[side].waitUntilReady(READY_TIMEOUT_MS);
 
-    parityDifferences = await compareAnswers(servers.service.baseUrl, servers.lean.baseUrl, fixture);
+    parityDifferences = await compareAnswers(
+      { service: { baseUrl: servers.service.baseUrl, databaseUrl: url('service') }, lean: { baseUrl: servers.lean.baseUrl, databaseUrl: url('lean') } },
+      fixture,
+    );
     for (const difference of parityDifferences) console.log(`parity: ${difference}`);
     for (const scenario of settings.scenarios) {
       const outcome = await runScenario(scenario, servers, fixture, settings, (side) => ({ serverUrl: settings.postgresUrl, database: databases[side] }));

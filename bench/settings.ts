@@ -12,6 +12,8 @@ export interface Settings {
   embedded: boolean;
   /** Extra node options for the service process only, such as `--cpu-prof --cpu-prof-dir=DIR` to profile it under load. */
   serviceNodeArgs: string[];
+  /** The same for the lean baseline's process, to profile both sides in one run. */
+  leanNodeArgs: string[];
   /**
    * `pgbouncer`: the service (both services with `against`) reaches PostgreSQL through PgBouncer in
    * transaction mode (scripts/pgbouncer.sh); the lean baseline stays direct.
@@ -49,8 +51,13 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     databasePrefix: env.BENCH_DATABASE_PREFIX || 'wsa_bench_',
     scenarios,
     embedded: env.BENCH_EMBEDDED !== '0',
-    serviceNodeArgs: (env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+    serviceNodeArgs: nodeArgs(env.BENCH_SERVICE_NODE_ARGS),
+    leanNodeArgs: nodeArgs(env.BENCH_LEAN_NODE_ARGS),
     pooler,
     against: env.BENCH_AGAINST || undefined,
   };
+}
+
+function nodeArgs(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter((arg) => arg !== '');
 }

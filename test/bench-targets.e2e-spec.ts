@@ -1,5 +1,6 @@
 import { checkMirroredOperations, checkTargets, mirroredOperations, type ScenarioSummary } from '../bench/results';
-import type { ScenarioName } from '../bench/scenarios';
+import { isServiceOnly, SCENARIOS, type ScenarioName } from '../bench/scenarios';
+import { WRITE_SCENARIOS } from '../bench/settings';
 
 describe('bench targets: the service\'s peak RSS', () => {
   const memoryCheck = (peakRssMiB: { service?: number; lean?: number }) => {
@@ -17,6 +18,45 @@ describe('bench targets: the service\'s peak RSS', () => {
   it('is missed when either side\'s peak was not measured', () => {
     expect(memoryCheck({ service: 150 }).ok).toBe(false);
     expect(memoryCheck({ lean: 206 }).ok).toBe(false);
+  });
+});
+
+describe('bench targets: ratios against the lean baseline', () => {
+  const summary = (scenario: ScenarioName, ratios: { throughputRatio: number; p99Ratio: number; cpuRatio: number }): ScenarioSummary => {
+    const side = { requestsPerSecond: 100, p50Ms: 1, p99Ms: 2, cpuUsPerRequest: 100, databaseCpuUsPerRequest: 50, non2xx: 0, errors: 0, rssAfterMiB: 100 };
+    return { scenario, title: scenario, runs: 1, pairs: 1, service: side, lean: side, databaseCpuRatio: 1, ...ratios };
+  };
+  const ratioChecks = (scenario: ScenarioName, ratios: { throughputRatio: number; p99Ratio: number; cpuRatio: number }) =>
+    checkTargets([summary(scenario, ratios)], {}, undefined, [])
+      .filter((check) => check.what.startsWith(`${scenario}: `) && / service \/ lean$/.test(check.what))
+      .map((check) => [check.what.slice(scenario.length + 2), check.target, check.ok]);
+
+  it('holds every write scenario to at least the lean\'s throughput and at most 1.5× its CPU per request and p99', () => {
+    for (const scenario of WRITE_SCENARIOS) {
+      expect(ratioChecks(scenario, { throughputRatio: 1, p99Ratio: 1.5, cpuRatio: 1.5 })).toEqual([
+        ['throughput service / lean', '≥ 1', true],
+        ['p99 service / lean', '≤ 1.5', true],
+        ['CPU per request service / lean', '≤ 1.5', true],
+      ]);
+      expect(ratioChecks(scenario, { throughputRatio: 0.99, p99Ratio: 1.51, cpuRatio: 1.51 }).map(([, , ok]) => ok)).toEqual([false, false, false]);
+    }
+  });
+
+  it('keeps the reads\' targets: at least 0.6 of the lean\'s throughput, at most 2× its CPU per request and p99', () => {
+    const reads = SCENARIOS.map((scenario) => scenario.name).filter((name) => !WRITE_SCENARIOS.includes(name) && !isServiceOnly(name));
+    expect(reads).toEqual(expect.arrayContaining(['metering', 'get-department', 'list-departments']));
+    for (const scenario of reads) {
+      expect(ratioChecks(scenario, { throughputRatio: 0.6, p99Ratio: 2, cpuRatio: 2 })).toEqual([
+        ['throughput service / lean', '≥ 0.6', true],
+        ['p99 service / lean', '≤ 2', true],
+        ['CPU per request service / lean', '≤ 2', true],
+      ]);
+      expect(ratioChecks(scenario, { throughputRatio: 0.59, p99Ratio: 2.01, cpuRatio: 2.01 }).map(([, , ok]) => ok)).toEqual([false, false, false]);
+    }
+  });
+
+  it('misses a ratio that could not be measured', () => {
+    expect(ratioChecks('create', { throughputRatio: NaN, p99Ratio: NaN, cpuRatio: NaN }).map(([, , ok]) => ok)).toEqual([false, false, false]);
   });
 });
 

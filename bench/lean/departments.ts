@@ -3,6 +3,7 @@ import { DatabaseError, type Pool, type PoolClient } from 'pg';
 import { HttpError, invalid } from './http';
 import { refuseUnknownFields, text, uuid } from './input';
 import type { Principal } from './api-keys';
+import { auditCtes, auditParameters, changed, type Actor } from './audit';
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
 const RETENTION_SECONDS = 24 * 60 * 60;
@@ -20,17 +21,40 @@ const READ_RECORD = 'SELECT fingerprint, status_code, response_body FROM idempot
 const STORE_RESPONSE = 'UPDATE idempotency_records SET status_code = $2, response_body = $3 WHERE id = $1';
 // Serialises creations under one parent until commit, so that max(order) + 1 is every sibling's own.
 const LOCK_SIBLINGS = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
+// The department with its `department.created` event and outbox rows, in one statement.
+const CREATED_CHANGES = [
+  changed('name', 'NULL', 'created.name'),
+  changed('external_id', 'NULL', 'created.external_id'),
+  changed('parent_id', 'NULL', 'created.parent_id'),
+  changed('order', 'NULL', 'created."order"'),
+].join(' || ');
+const auditCreated = (firstParameter: number) => auditCtes({
+  from: 'created',
+  firstParameter,
+  organizationId: 'created.organization_id',
+  action: 'department.created',
+  resourceId: 'created.id::text',
+  revisionBefore: 'NULL::bigint',
+  revisionAfter: 'created.revision',
+  changes: CREATED_CHANGES,
+});
 const INSERT_TOP_LEVEL = `
-  INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order", path)
-  SELECT $1::uuid, $2::uuid, NULL, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1, $1 || '/'
-  FROM departments WHERE organization_id = $2 AND parent_id IS NULL
-  RETURNING "order", created_at, updated_at`;
+  WITH created AS (
+    INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order", path, created_at, updated_at)
+    SELECT $1::uuid, $2::uuid, NULL, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1, $1 || '/', $6::timestamptz, $6::timestamptz
+    FROM departments WHERE organization_id = $2 AND parent_id IS NULL
+    RETURNING id, organization_id, parent_id, name, external_id, "order", revision, created_at, updated_at),
+  ${auditCreated(5)}
+  SELECT "order", created_at, updated_at FROM created`;
 const INSERT_CHILD = `
-  INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order", path)
-  SELECT $1::uuid, $2::uuid, $5::uuid, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1,
-    coalesce((SELECT path FROM departments WHERE organization_id = $2 AND id = $5), '') || $1 || '/'
-  FROM departments WHERE organization_id = $2 AND parent_id = $5
-  RETURNING "order", created_at, updated_at`;
+  WITH created AS (
+    INSERT INTO departments (id, organization_id, parent_id, name, external_id, "order", path, created_at, updated_at)
+    SELECT $1::uuid, $2::uuid, $5::uuid, $3::varchar, $4::varchar, coalesce(max("order"), 0) + 1,
+      coalesce((SELECT path FROM departments WHERE organization_id = $2 AND id = $5), '') || $1 || '/', $7::timestamptz, $7::timestamptz
+    FROM departments WHERE organization_id = $2 AND parent_id = $5
+    RETURNING id, organization_id, parent_id, name, external_id, "order", revision, created_at, updated_at),
+  ${auditCreated(6)}
+  SELECT "order", created_at, updated_at FROM created`;
 
 const ERROR_BY_CONSTRAINT: Record<string, () => HttpError> = {
   departments_sibling_name_key: () =>
@@ -63,9 +87,9 @@ export interface CreateOutcome {
 export class Departments {
   constructor(private readonly pool: Pool) {}
 
-  create(principal: Principal, keyHeader: string | string[] | undefined, path: string, body: Record<string, unknown>): Promise<CreateOutcome> {
+  create(principal: Principal, actor: Actor, keyHeader: string | string[] | undefined, path: string, body: Record<string, unknown>): Promise<CreateOutcome> {
     const department = parse(body);
-    return idempotentCreate(this.pool, principal, keyHeader, path, body, (client) => insert(client, principal.organizationId, department), ERROR_BY_CONSTRAINT);
+    return idempotentCreate(this.pool, principal, keyHeader, path, body, (client) => insert(client, principal.organizationId, department, actor), ERROR_BY_CONSTRAINT);
   }
 }
 
@@ -128,13 +152,14 @@ async function replay(client: PoolClient, apiKeyId: string, key: string, fingerp
   return { status: record.status_code, body: record.response_body, replayed: true };
 }
 
-async function insert(client: PoolClient, organizationId: string, department: NewDepartment): Promise<string> {
+async function insert(client: PoolClient, organizationId: string, department: NewDepartment, actor: Actor): Promise<string> {
   const { name, externalId, parentId } = department;
   const id = randomUUID();
   await client.query({ name: 'lock-siblings', text: LOCK_SIBLINGS, values: [`departments:${organizationId}:${parentId ?? 'top'}`] });
+  const audit = auditParameters(actor).values;
   const { rows } = await (parentId === null
-    ? client.query<InsertedRow>({ name: 'insert-top-level', text: INSERT_TOP_LEVEL, values: [id, organizationId, name, externalId] })
-    : client.query<InsertedRow>({ name: 'insert-child', text: INSERT_CHILD, values: [id, organizationId, name, externalId, parentId] }));
+    ? client.query<InsertedRow>({ name: 'insert-top-level', text: INSERT_TOP_LEVEL, values: [id, organizationId, name, externalId, ...audit] })
+    : client.query<InsertedRow>({ name: 'insert-child', text: INSERT_CHILD, values: [id, organizationId, name, externalId, parentId, ...audit] }));
   const [row] = rows;
   return JSON.stringify({ department_id: id, external_id: externalId, name, order: Number(row.order), parent_id: parentId, revision: 1, created_at: row.created_at, updated_at: row.updated_at });
 }

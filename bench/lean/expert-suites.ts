@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { auditCtes, auditParameters, changed, type Actor } from './audit';
 import { HttpError } from './http';
 import { refuseUnknownFields, text } from './input';
 
@@ -33,12 +34,26 @@ interface SuiteRow {
 }
 
 // The compare-and-set: the row is changed (and its revision bumped) only when the value differs,
-// in one statement that also returns the answer with its market item.
+// in one statement that also writes the `expert_suite.updated` event and its outbox rows and
+// returns the answer with its market item. The event's old value is computed in the SET list,
+// where `s` is the row version being replaced (after a wait for another writer, the one it
+// committed), into last_change, as the service does (docs/adr/0010-audit-old-values-in-last-change.md).
 const UPDATE_DISPLAY_NAME = `
   WITH updated AS (
-    UPDATE expert_suites SET display_name = $3, revision = revision + 1, updated_at = now()
+    UPDATE expert_suites AS s SET display_name = $3, last_change = ${changed('display_name', 's.display_name', '$3::text')},
+      revision = s.revision + 1, updated_at = $5::timestamptz
     WHERE id = $1 AND organization_id = $2 AND display_name IS DISTINCT FROM $3
-    RETURNING *)
+    RETURNING *),
+  ${auditCtes({
+    from: 'updated',
+    firstParameter: 4,
+    organizationId: 'updated.organization_id',
+    action: 'expert_suite.updated',
+    resourceId: 'updated.id::text',
+    revisionBefore: 'updated.revision - 1',
+    revisionAfter: 'updated.revision',
+    changes: 'updated.last_change',
+  })}
   SELECT updated.*, m.category_id, m.revision AS market_item_revision
   FROM updated LEFT JOIN market_items m ON m.suite_id = updated.id`;
 
@@ -51,11 +66,11 @@ const READ_SUITE = `
 export class ExpertSuites {
   constructor(private readonly pool: Pool) {}
 
-  async update(organizationId: string, suiteId: string, body: Record<string, unknown>): Promise<string> {
+  async update(organizationId: string, actor: Actor, suiteId: string, body: Record<string, unknown>): Promise<string> {
     refuseUnknownFields(body, ['display_name']);
     if (body.display_name !== undefined) {
       const displayName = text(body.display_name, 'display_name', 255, true);
-      const { rows } = await this.pool.query<SuiteRow>({ name: 'update-display-name', text: UPDATE_DISPLAY_NAME, values: [suiteId, organizationId, displayName] });
+      const { rows } = await this.pool.query<SuiteRow>({ name: 'update-display-name', text: UPDATE_DISPLAY_NAME, values: [suiteId, organizationId, displayName, ...auditParameters(actor).values] });
       if (rows.length === 1) return toJson(rows[0]);
     }
     // Nothing changed (or no such suite): answer the suite as stored.

@@ -34,10 +34,12 @@ export function invalid(field: string, reason: string, detail: string): HttpErro
   return new HttpError(400, 'VALIDATION_FAILED', detail, { field, reason });
 }
 
-/** Echoes the caller's X-Request-Id when it is safe to, or makes one. */
-export function setRequestId(request: IncomingMessage, response: ServerResponse): void {
+/** Echoes the caller's X-Request-Id when it is safe to, or makes one; returns it (the audit event records it). */
+export function setRequestId(request: IncomingMessage, response: ServerResponse): string {
   const given = request.headers['x-request-id'];
-  response.setHeader('X-Request-Id', typeof given === 'string' && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID());
+  const id = typeof given === 'string' && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
+  response.setHeader('X-Request-Id', id);
+  return id;
 }
 
 export function sendJson(response: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
-import { ApiKeys } from './api-keys';
+import { ApiKeys, type Principal } from './api-keys';
+import type { Actor } from './audit';
 import { DepartmentMoves } from './department-moves';
 import { DepartmentReads } from './department-reads';
 import { Departments } from './departments';
@@ -9,13 +10,12 @@ import { HttpError, readJsonObject, sendError, sendJson, setRequestId } from './
 import { uuid } from './input';
 import { Members } from './members';
 import { MeteringPolicies } from './metering-policy';
-
 import { Users } from './users';
 
 /**
  * The lean baseline of `npm run bench`: the service's hot operations (the three writes, a department move and reads) with the contract's
- * answers on bare node:http + pg, as the bare limit to measure the service against. Never part
- * of the product. Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10, the service's default).
+ * answers on bare node:http + pg, each write with the service's audit event and webhook outbox rows
+ * in its own statement, as the bare limit to measure the service against. Never part of the product. Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10, the service's default).
  */
 const API = '/api/openapi/v1';
 const SUITE_PATH = new RegExp(`^${API}/expert-suites/([^/]+)$`);
@@ -36,7 +36,7 @@ const departmentMoves = new DepartmentMoves(pool);
 const users = new Users(pool);
 const members = new Members(pool);
 
-async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function route(request: IncomingMessage, response: ServerResponse, requestId: string): Promise<void> {
   const [path, search = ''] = (request.url ?? '/').split('?');
   const { method } = request;
   const authorization = request.headers.authorization;
@@ -49,17 +49,17 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
   if (suite) {
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.expert-suites.manage');
     const suiteId = uuid(suite[1], 'resourceId');
-    return sendJson(response, 200, await expertSuites.update(principal.organizationId, suiteId, await readJsonObject(request)));
+    return sendJson(response, 200, await expertSuites.update(principal.organizationId, actorOf(principal, requestId), suiteId, await readJsonObject(request)));
   }
   if (method === 'POST' && path === `${API}/departments`) {
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
-    const outcome = await departments.create(principal, request.headers['idempotency-key'], path, await readJsonObject(request));
+    const outcome = await departments.create(principal, actorOf(principal, requestId), request.headers['idempotency-key'], path, await readJsonObject(request));
     return sendJson(response, outcome.status, outcome.body, outcome.replayed ? { 'Idempotent-Replayed': 'true' } : {});
   }
   const moved = method === 'PATCH' ? DEPARTMENT_PATH.exec(path) : null;
   if (moved) {
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
-    return sendJson(response, 200, await departmentMoves.move(principal.organizationId, uuid(moved[1], 'department_id'), await readJsonObject(request)));
+    return sendJson(response, 200, await departmentMoves.move(principal.organizationId, actorOf(principal, requestId), uuid(moved[1], 'department_id'), await readJsonObject(request)));
   }
   const department = method === 'GET' ? DEPARTMENT_PATH.exec(path) : null;
   if (department) {
@@ -72,23 +72,23 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
   }
   if (method === 'POST' && path === `${API}/users`) {
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
-    const outcome = await users.create(principal, request.headers['idempotency-key'], path, await readJsonObject(request));
+    const outcome = await users.create(principal, actorOf(principal, requestId), request.headers['idempotency-key'], path, await readJsonObject(request));
     return sendJson(response, outcome.status, outcome.body, outcome.replayed ? { 'Idempotent-Replayed': 'true' } : {});
   }
   const user = method === 'PATCH' ? USER_PATH.exec(path) : null;
   if (user) {
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
-    return sendJson(response, 200, await users.update(principal.organizationId, uuid(user[1], 'user_id'), await readJsonObject(request)));
+    return sendJson(response, 200, await users.update(principal.organizationId, actorOf(principal, requestId), uuid(user[1], 'user_id'), await readJsonObject(request)));
   }
   const member = method === 'PUT' || method === 'DELETE' ? MEMBER_PATH.exec(path) : null;
   if (member) {
     const principal = await apiKeys.authenticate(authorization, 'admin.v1.user-directory.manage');
     const [departmentId, userId] = [uuid(member[1], 'department_id'), uuid(member[2], 'user_id')];
     if (method === 'PUT') {
-      const added = await members.add(principal.organizationId, departmentId, userId);
+      const added = await members.add(principal.organizationId, actorOf(principal, requestId), departmentId, userId);
       return sendJson(response, added.status, added.body);
     }
-    await members.remove(principal.organizationId, departmentId, userId);
+    await members.remove(principal.organizationId, actorOf(principal, requestId), departmentId, userId);
     response.writeHead(204).end();
     return;
   }
@@ -97,6 +97,10 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
     return sendJson(response, 200, '{"status":"ready"}');
   }
   throw new HttpError(404, 'NOT_FOUND', 'No such resource.');
+}
+
+function actorOf(principal: Principal, requestId: string): Actor {
+  return { apiKeyId: principal.apiKeyId, requestId };
 }
 
 function toHttpError(error: unknown): HttpError {
@@ -111,8 +115,8 @@ function toHttpError(error: unknown): HttpError {
 async function main(): Promise<void> {
   await apiKeys.start();
   const server = createServer((request, response) => {
-    setRequestId(request, response);
-    route(request, response).catch((error: unknown) => {
+    const requestId = setRequestId(request, response);
+    route(request, response, requestId).catch((error: unknown) => {
       if (!response.headersSent) sendError(response, toHttpError(error));
     });
   });
