@@ -1,6 +1,6 @@
-import { isServiceOnly, MIRRORED_OPERATIONS, SCENARIOS, type LoadResult, type ScenarioName } from './scenarios';
+import { isServiceOnly, SCENARIOS, type LoadResult, type ScenarioName } from './scenarios';
 import type { StatementCount } from './statements';
-import { ratioTargetsOf, TARGETS } from './targets';
+import { MIRRORED_OPERATIONS, ratioTargetsOf, TARGETS } from './targets';
 
 export type Side = 'service' | 'lean';
 

@@ -1,5 +1,3 @@
-import { TARGETS } from './targets';
-
 /** The benchmark's scenarios, shared by the runner (names, descriptions) and the load generator. */
 export const SCENARIOS = [
   { name: 'metering', title: 'GET metering-policy', description: 'authentication + the cached policy of one organization' },
@@ -45,27 +43,6 @@ export function isServiceOnly(name: ScenarioName): boolean {
 }
 
 export type ScenarioName = (typeof SCENARIOS)[number]['name'];
-
-/**
- * The directory's writes, each beside the write it mirrors: its service throughput must stay within
- * TARGETS.minMirroredThroughputRatio of that one's in the same run, and each of its requests may use
- * no more statements than the mirrored request (the rows of scripts/statements-per-request.mjs).
- */
-export const MIRRORED_OPERATIONS: { scenario: ScenarioName; mirrors: ScenarioName; requests: string[]; mirroredRequest: string; minThroughputRatio: number }[] = [
-  { scenario: 'move', mirrors: 'create', requests: ['PATCH /departments/{id} (move)'], mirroredRequest: 'POST /departments (new key)', minThroughputRatio: TARGETS.minMirroredThroughputRatio },
-  { scenario: 'user-create', mirrors: 'create', requests: ['POST /users (new key, one department)'], mirroredRequest: 'POST /departments (new key)', minThroughputRatio: TARGETS.minMirroredThroughputRatio },
-  {
-    scenario: 'member',
-    mirrors: 'create',
-    requests: ['PUT /departments/{id}/members/{user_id}', 'DELETE /departments/{id}/members/{user_id}'],
-    mirroredRequest: 'POST /departments (new key)',
-    minThroughputRatio: TARGETS.minMirroredThroughputRatio,
-  },
-  { scenario: 'user-patch', mirrors: 'patch-spread', requests: ['PATCH /users/{id}'], mirroredRequest: 'PATCH /expert-suites/{id}', minThroughputRatio: TARGETS.minMirroredThroughputRatio },
-  // SCIM is a second door to the same directory: it may cost little over the REST operation it mirrors.
-  { scenario: 'scim-lookup', mirrors: 'user-lookup', requests: ['GET /scim/v2/Users?filter=userName eq'], mirroredRequest: 'GET /users?user_name=', minThroughputRatio: TARGETS.minScimThroughputRatio },
-  { scenario: 'scim-patch', mirrors: 'user-patch', requests: ['PATCH /scim/v2/Users/{id}'], mirroredRequest: 'PATCH /users/{id}', minThroughputRatio: TARGETS.minScimThroughputRatio },
-];
 
 /** What the load generator process is asked to run (JSON on its stdin). */
 export interface LoadJob {

@@ -15,11 +15,11 @@ export interface RatioTargets {
  * lean baseline's, measured on the same Node in the same run.
  */
 export const TARGETS = {
-  /** Reads: the cached metering policy and the GETs (issue 9). */
+  /** Reads: the cached metering policy and the GETs. */
   reads: { minThroughputRatio: 0.6, maxP99Ratio: 2, maxCpuPerRequestRatio: 2 } satisfies RatioTargets,
   /**
    * Writes (WRITE_SCENARIOS): the lean baseline writes the same audit event and outbox rows in the
-   * same statement, so the service may cost no more than its own overhead (issue 38).
+   * same statement, so the service may cost no more than its own overhead.
    */
   writes: { minThroughputRatio: 1, maxP99Ratio: 1.5, maxCpuPerRequestRatio: 1.5 } satisfies RatioTargets,
   maxNon2xx: 0,
@@ -34,3 +34,24 @@ export const TARGETS = {
 export function ratioTargetsOf(scenario: ScenarioName): RatioTargets {
   return WRITE_SCENARIOS.includes(scenario) ? TARGETS.writes : TARGETS.reads;
 }
+
+/**
+ * The directory's and SCIM's operations, each beside the operation it mirrors: its service throughput
+ * must reach its ratio of that one's in the same run, and each of its requests may use no more
+ * statements than the mirrored request (the rows of scripts/statements-per-request.mjs).
+ */
+export const MIRRORED_OPERATIONS: { scenario: ScenarioName; mirrors: ScenarioName; requests: string[]; mirroredRequest: string; minThroughputRatio: number }[] = [
+  { scenario: 'move', mirrors: 'create', requests: ['PATCH /departments/{id} (move)'], mirroredRequest: 'POST /departments (new key)', minThroughputRatio: TARGETS.minMirroredThroughputRatio },
+  { scenario: 'user-create', mirrors: 'create', requests: ['POST /users (new key, one department)'], mirroredRequest: 'POST /departments (new key)', minThroughputRatio: TARGETS.minMirroredThroughputRatio },
+  {
+    scenario: 'member',
+    mirrors: 'create',
+    requests: ['PUT /departments/{id}/members/{user_id}', 'DELETE /departments/{id}/members/{user_id}'],
+    mirroredRequest: 'POST /departments (new key)',
+    minThroughputRatio: TARGETS.minMirroredThroughputRatio,
+  },
+  { scenario: 'user-patch', mirrors: 'patch-spread', requests: ['PATCH /users/{id}'], mirroredRequest: 'PATCH /expert-suites/{id}', minThroughputRatio: TARGETS.minMirroredThroughputRatio },
+  // SCIM is a second door to the same directory: it may cost little over the REST operation it mirrors.
+  { scenario: 'scim-lookup', mirrors: 'user-lookup', requests: ['GET /scim/v2/Users?filter=userName eq'], mirroredRequest: 'GET /users?user_name=', minThroughputRatio: TARGETS.minScimThroughputRatio },
+  { scenario: 'scim-patch', mirrors: 'user-patch', requests: ['PATCH /scim/v2/Users/{id}'], mirroredRequest: 'PATCH /users/{id}', minThroughputRatio: TARGETS.minScimThroughputRatio },
+];
