@@ -1,51 +1,7 @@
 import { serveDemoExamples } from '../src/bootstrap/demo-examples';
 import { seedDemo } from '../src/bootstrap/demo-seed';
+import { NEEDS_A_FILE, prefilledRequests, type OpenApiDocument as Document, type PrefilledRequest } from './support/prefilled-requests';
 import { useTestApp } from './support/test-app';
-
-interface Parameter {
-  in: string;
-  name: string;
-  required?: boolean;
-  example?: unknown;
-}
-
-interface Operation {
-  operationId: string;
-  parameters?: Parameter[];
-  requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> };
-}
-
-interface Document {
-  paths: Record<string, Record<string, Operation>>;
-}
-
-/** What Swagger UI sends when "Execute" is pressed on an untouched form: the document's examples. */
-interface PrefilledRequest {
-  label: string;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-// Its body is a file: a form field an OpenAPI document cannot prefill (the browser test attaches one).
-const NEEDS_A_FILE = new Set(['createUpload']);
-
-function prefilledRequests(document: Document): PrefilledRequest[] {
-  return Object.entries(document.paths).flatMap(([template, pathItem]) =>
-    Object.entries(pathItem)
-      .filter(([, operation]) => !NEEDS_A_FILE.has(operation.operationId))
-      .map(([method, operation]) => {
-        const parameters = operation.parameters ?? [];
-        const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => String(parameters.find((parameter) => parameter.name === name)?.example ?? `{${name}}`));
-        const headers = Object.fromEntries(
-          parameters.filter((parameter) => parameter.in === 'header' && parameter.example !== undefined).map((parameter) => [parameter.name, String(parameter.example)]),
-        );
-        const examples = operation.requestBody?.content['application/json']?.examples;
-        return { label: `${method.toUpperCase()} ${template}`, method, path, headers, body: examples ? Object.values(examples)[0].value : undefined };
-      }),
-  );
-}
 
 describe('the OpenAPI document of the embedded demo', () => {
   const fixture = useTestApp();

@@ -26,10 +26,8 @@ export const DEMO = {
   endpointToDelete: { url: 'https://hooks.example.com/demo-to-delete', event_types: ['webhook_endpoint.created'], description: 'Demo endpoint to delete' },
 } as const;
 
-/** A 64×64 rounded square in the API's colours: the demo suite's icon. */
-const DEMO_ICON = Buffer.from(
-  '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#2f6fde"/><circle cx="32" cy="32" r="14" fill="#fff"/></svg>',
-);
+/** A 16×16 blue square (PNG: Swagger UI shows an image answer as an image, but an SVG one as XML text). */
+const DEMO_ICON = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR42mPQz79HEmIY1TCqYfhqAABWG3wQAVrYewAAAABJRU5ErkJggg==', 'base64');
 
 /** The ids of the demo's rows, as one load of the page names them in its examples. */
 export interface DemoIds {
