@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { drainOnSignals } from './common/lifecycle/graceful-shutdown';
+import { AdminService } from './admin/admin.service';
+import { serveDemoExamples } from './bootstrap/demo-examples';
 import { describeDemoSeed, describeExistingDemo, seedDemoIfEmpty } from './bootstrap/demo-seed';
 import { ConfigError, isProduction, loadConfig, unknownSettingLookalikes } from './config/app-config';
 import { loadDotEnv } from './config/dot-env';
@@ -29,6 +31,8 @@ async function main(): Promise<void> {
       const existing = await describeExistingDemo(sql);
       if (existing) logger.log(existing);
     }
+    const demoOrganizationId = seed?.organizationId ?? (await new AdminService(sql).demoOrganizationId());
+    if (demoOrganizationId) await serveDemoExamples(app, demoOrganizationId);
   }
   // The one line that says start-up is over (listening, and the demo seed, if any, printed).
   logger.log('Ready: start-up complete');

@@ -58,9 +58,24 @@ function describeRequiredScopes(document: OpenAPIObject): void {
   }
 }
 
+/** Writes examples into a copy of the document, per request: what the served document shows instead of the built one. */
+export type DocumentExamples = (document: OpenAPIObject) => Promise<OpenAPIObject>;
+
+const examplesOf = new WeakMap<INestApplication, DocumentExamples>();
+
+/**
+ * From now on /docs and /docs-json serve the document with these examples (the embedded demo's
+ * ids: src/bootstrap/demo-examples.ts); without, the document stays generic.
+ */
+export function serveDocumentWithExamples(app: INestApplication, examples: DocumentExamples): void {
+  examplesOf.set(app, examples);
+}
+
 export function setupSwagger(app: INestApplication): void {
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
+    // Swagger UI's page loads the document with its init script, so each load of the page gets examples of its own.
+    patchDocumentOnRequest: (_request, _response, document) => examplesOf.get(app)?.(document) ?? document,
     customSiteTitle: 'Workspace Administration API',
     // Keeps the pasted key across page reloads, and lets an operation be linked to (#/Tag/operationId).
     swaggerOptions: { persistAuthorization: true, deepLinking: true },

@@ -74,6 +74,15 @@ describe('admin CLI commands', () => {
     expect(names).toEqual(expect.arrayContaining([DirectoryScope.Read, DirectoryScope.Manage, QuotaScope.Read]));
   });
 
+  it('issues a key holding every scope of the catalog with --scopes all', async () => {
+    const org = (await cli('org', 'create', '--name', 'Everything')).json!;
+    const created = await cli('apikey', 'create', '--org', org.id as string, '--scopes', 'all');
+    expect(created).toMatchObject({ code: 0, json: { key: expect.stringMatching(/^wsk_/), scopes: [...APP_REGISTRIES.scopes.names] } });
+    // "all" is a word of its own, not a scope among others.
+    const mixed = await cli('apikey', 'create', '--org', org.id as string, '--scopes', `all,${QuotaScope.Read}`);
+    expect(mixed).toMatchObject({ code: 2, error: { code: 'invalid_argument', message: expect.stringContaining('Unknown scope(s): all') } });
+  });
+
   it('lists an organization\'s keys with a short prefix, scopes and times, never the key or its hash', async () => {
     const org = (await cli('org', 'create', '--name', 'Listed')).json!;
     const other = (await cli('org', 'create', '--name', 'Other')).json!;

@@ -1,4 +1,4 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,51 +6,10 @@ import { promisify } from 'node:util';
 import { hashApiKeyToken } from '../src/common/auth/api-key-token';
 import { openDatabase } from '../src/database/database';
 import { defaultMigrationsDir, readMigrations } from '../src/database/migrator';
-import { shippedStartCommand } from '../bench/environment';
+import { startArgs, startService, stopService as stop } from './support/started-service';
 import { APP_REGISTRIES } from '../src/app.module';
 
-const root = join(__dirname, '..');
-// The service as `npm start` and the image run it, V8 options included.
-const shipped = shippedStartCommand(root);
-const startArgs = [...shipped.nodeOptions, join(root, shipped.script)];
 const distCli = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
-
-interface RunningService {
-  process: ChildProcess;
-  output: () => string;
-  baseUrl: string;
-}
-
-/** Starts the built service on a free port and waits for its one readiness line (after the demo seed, if any). */
-async function startService(env: NodeJS.ProcessEnv): Promise<RunningService> {
-  const child = spawn('node', startArgs, { env: { ...env, ...shipped.environment, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`service did not start:\n${output}`));
-    }, 45_000);
-    child.on('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
-    const check = setInterval(() => {
-      const match = /Swagger UI: (http:\/\/localhost:\d+)\/docs/.exec(output);
-      if (match && output.includes('Ready: start-up complete')) {
-        clearInterval(check);
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    }, 50);
-  });
-  return { process: child, output: () => output, baseUrl };
-}
-
-/** SIGTERM, as an orchestrator sends it: the service drains, closes the app and exits 0. */
-async function stop(service: RunningService): Promise<NodeJS.Signals | number | null> {
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => service.process.once('exit', (code, signal) => resolve(signal ?? code)));
-  service.process.kill('SIGTERM');
-  return exited;
-}
 
 describe('start-up on an empty embedded database', () => {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'wsa-start-')), 'db');

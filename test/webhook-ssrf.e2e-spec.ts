@@ -93,6 +93,28 @@ describe('webhook targets (SSRF rules)', () => {
     },
   );
 
+  it('accepts a host reserved for examples, and fails each delivery to it at once, without sending or retrying', async () => {
+    const created = await context
+      .http()
+      .post(PATH)
+      .set('Authorization', context.tenant.bearer)
+      .send({ url: 'https://hooks.example.com/workspace-admin', event_types: ['webhook_endpoint.created'] })
+      .expect(201);
+    const deliveries = async () =>
+      (await context.http().get(`${PATH}/${created.body.id}/deliveries`).set('Authorization', context.tenant.bearer).expect(200)).body.items as {
+        status: string;
+        attempts: number;
+        last_error: string | null;
+        next_attempt_at: string | null;
+      }[];
+    await until(async () => (await deliveries())[0]?.status === 'failed');
+    // The schedule here retries after 100 ms: a second attempt would have come long before the poll ends.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const [delivery] = await deliveries();
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 1, next_attempt_at: null });
+    expect(delivery.last_error).toContain('hooks.example.com is a name reserved for examples (RFC 2606)');
+  });
+
   it('refuses at delivery a target that is not (or no longer) public, by address and by name, and never connects', async () => {
     const { organizationId } = context.tenant;
     // Endpoints as they would be after DNS changed or the setting was turned off: written directly.

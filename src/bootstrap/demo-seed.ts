@@ -1,6 +1,7 @@
 import { AdminService, DEMO_ORGANIZATION_NAME } from '../admin/admin.service';
 import type { SqlDriver } from '../database/sql-driver';
 import { APP_REGISTRIES } from '../app.module';
+import { DEMO } from './demo-rows';
 
 export interface DemoSeed {
   organizationId: string;
@@ -15,12 +16,17 @@ export interface DemoSeed {
  * Returns undefined when the database already has an organization.
  */
 export async function seedDemoIfEmpty(sql: SqlDriver): Promise<DemoSeed | undefined> {
+  if (await new AdminService(sql).hasOrganizations()) return undefined;
+  return seedDemo(sql);
+}
+
+/** The demo organization, its key, category and suite; the rows the examples act on come with serveDemoExamples. */
+export async function seedDemo(sql: SqlDriver): Promise<DemoSeed> {
   const admin = new AdminService(sql);
-  if (await admin.hasOrganizations()) return undefined;
   const organization = await admin.createOrganization(DEMO_ORGANIZATION_NAME);
   const key = await admin.createApiKey(organization.id, [...APP_REGISTRIES.scopes.names]);
-  const category = await admin.createCategory(organization.id, 'General');
-  const suite = await admin.createExpertSuite(organization.id, 'demo-suite');
+  const category = await admin.createCategory(organization.id, DEMO.categoryName);
+  const suite = await admin.createExpertSuite(organization.id, DEMO.suiteName);
   return { organizationId: organization.id, apiKey: key.key, expertSuiteId: suite.id, categoryId: category.id };
 }
 

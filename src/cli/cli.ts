@@ -27,6 +27,9 @@ export function errorLine(code: string, message: string, usage?: string): string
   return JSON.stringify({ error: { code, message, ...(usage === undefined ? {} : { usage }) } });
 }
 
+/** `--scopes all`: every scope of the catalog (the `scopes` command lists them). */
+const ALL_SCOPES = 'all';
+
 interface Command {
   usage: string;
   options: Record<string, { type: 'string' }>;
@@ -58,9 +61,9 @@ const COMMANDS: Record<string, Command> = {
     run: (admin, v) => admin.createOrganization(v.name),
   },
   'apikey create': {
-    usage: 'apikey create --org ORG_ID --scopes SCOPE[,SCOPE...]',
+    usage: 'apikey create --org ORG_ID --scopes all|SCOPE[,SCOPE...]',
     options: { org: { type: 'string' }, scopes: { type: 'string' } },
-    run: (admin, v) => admin.createApiKey(v.org, v.scopes.split(',')),
+    run: (admin, v) => admin.createApiKey(v.org, v.scopes.trim() === ALL_SCOPES ? [...APP_REGISTRIES.scopes.names] : v.scopes.split(',')),
   },
   'apikey list': {
     usage: 'apikey list --org ORG_ID',

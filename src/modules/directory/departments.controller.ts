@@ -121,9 +121,9 @@ export class DepartmentsController {
   @ApiJsonBody(UpdateDepartmentDto, {
     rename: { summary: 'Rename', value: { name: 'Research and Development' } },
     guarded: {
-      summary: 'Only if unchanged since read',
-      description: 'expected_revision is the revision of your last read; a stale one is 409 REVISION_CONFLICT.',
-      value: { expected_revision: 1, name: 'Research and Development', external_id: 'rd-1' },
+      summary: 'Only if unchanged since read (type the revision you read first)',
+      description: 'expected_revision: type the `revision` of your last read (GET); a stale one is 409 REVISION_CONFLICT and changes nothing.',
+      value: { expected_revision: 1, name: 'Research and Development' },
     },
     toTopLevel: { summary: 'Move to the top level', value: { parent_id: null } },
     move: {

@@ -25,6 +25,13 @@ export class CategoriesRepository {
     return rows.length > 0;
   }
 
+  /** The organization's category of that name, if any (the demo finds its own by name). */
+  async findByName(organizationId: string, name: string): Promise<CategoryRow | undefined> {
+    const [row] = await this.txHost.sql.query<CategoryRow>(Prisma.sql`
+      SELECT ${CATEGORY.sql} FROM categories WHERE organization_id = ${organizationId}::uuid AND name = ${name}`);
+    return row;
+  }
+
   /**
    * A category with its `category.created` event, in one statement (the admin CLI's). Undefined when
    * the organization already has a category of that name (categories_organization_id_name_key): then

@@ -61,8 +61,8 @@ export class ExpertSuitesController {
       value: { display_name: 'Tax helper', description: 'Answers questions on VAT and payroll tax.', clients: ['web', 'desktop'] },
     },
     guarded: {
-      summary: 'Only if unchanged since read',
-      description: 'expected_revision is the revision of your last read; a stale one is 409 REVISION_CONFLICT.',
+      summary: 'Only if unchanged since read (type the revision you read first)',
+      description: 'expected_revision: type the `revision` of your last read (GET); a stale one is 409 REVISION_CONFLICT and changes nothing.',
       value: { expected_revision: 1, display_name: 'Tax helper' },
     },
     categorize: {
@@ -71,8 +71,8 @@ export class ExpertSuitesController {
       value: { category_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' },
     },
     applyPackage: {
-      summary: 'Apply an uploaded package and publish',
-      description: 'upload_id is the upload_id of POST /api/openapi/v1/uploads (kind package).',
+      summary: 'Apply an uploaded package and publish (upload a package first)',
+      description: 'upload_id: type the upload_id that POST /api/openapi/v1/uploads answered for a package (kind package).',
       value: { upload_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', status: 'published' },
     },
   })

@@ -141,8 +141,8 @@ export class UsersController {
   @ApiJsonBody(UpdateUserDto, {
     deactivate: { summary: 'Deactivate', value: { active: false } },
     guarded: {
-      summary: 'Only if unchanged since read',
-      description: 'expected_revision is the revision of your last read; a stale one is 409 REVISION_CONFLICT.',
+      summary: 'Only if unchanged since read (type the revision you read first)',
+      description: 'expected_revision: type the `revision` of your last read (GET); a stale one is 409 REVISION_CONFLICT and changes nothing.',
       value: { expected_revision: 1, display_name: 'Ann Lee-Park', email: 'ann.park@example.com' },
     },
     departments: {

@@ -181,7 +181,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   private outcomeOf(delivery: ClaimedDelivery, result: AttemptResult): AttemptOutcome {
     if (result.status !== null && result.status >= 200 && result.status < 300) return { kind: 'delivered', status: result.status };
-    const wait = retryDelayMs(delivery.attempts, this.config.webhookRetryDelaysMs);
+    const wait = result.final ? undefined : retryDelayMs(delivery.attempts, this.config.webhookRetryDelaysMs);
     if (wait === undefined) return { kind: 'failed', status: result.status, error: result.error };
     return { kind: 'retry', status: result.status, error: result.error, nextAttemptAt: new Date(this.clock.now().getTime() + wait) };
   }

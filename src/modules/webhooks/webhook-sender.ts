@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { exampleHostError, isExampleHost } from './example-hosts';
 import { isPublicAddress } from './target-address';
 import { bareHostname } from './webhook-url';
 
@@ -10,6 +11,8 @@ export interface AttemptResult {
   status: number | null;
   /** The error, or for a non-2xx answer the first characters of its body. */
   error: string | null;
+  /** Nothing was sent and nothing would change on a retry (an example host): the delivery fails at once. */
+  final?: true;
 }
 
 export interface SenderOptions {
@@ -53,6 +56,7 @@ export class WebhookSender {
     // Refused at creation; an endpoint stored before that rule may still have it.
     if (url.port === '0') return Promise.resolve({ status: null, error: 'refused: port 0' });
     const host = bareHostname(url);
+    if (isExampleHost(host)) return Promise.resolve({ status: null, error: exampleHostError(host), final: true });
     if (isIP(host) !== 0 && !this.allowed(host)) {
       return Promise.resolve({ status: null, error: 'refused: the address is not public' });
     }

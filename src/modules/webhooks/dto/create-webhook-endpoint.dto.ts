@@ -10,7 +10,9 @@ export class CreateWebhookEndpointDto {
     description:
       'Where the events are POSTed: an absolute `https` URL without credentials or fragment whose host resolves to public ' +
       'addresses (checked again at every delivery). `http` and private addresses only where the operator allows them ' +
-      '(WEBHOOK_ALLOW_INSECURE_TARGETS). Stored as sent.',
+      '(WEBHOOK_ALLOW_INSECURE_TARGETS). Stored as sent. A host reserved for examples (`example.com`, `.net`, `.org` and ' +
+      'their subdomains, `*.example`, `*.invalid`; RFC 2606) is accepted, so that the examples run, but never sent to: each ' +
+      'delivery fails at once, with no retry (docs/webhooks.md).',
     example: 'https://hooks.example.com/workspace-admin',
   })
   url: string;
