@@ -46,7 +46,7 @@ describe('SCIM Users', () => {
     const { data, response, error } = await scim.PATCH('/scim/v2/Users/{id}', { params: { path: { id }, header: ifMatch ? { 'If-Match': ifMatch } : {} }, body: body as Resource });
     return { status: response.status, user: data as Resource, error: error as Resource | undefined, etag: response.headers.get('ETag') };
   };
-  const list = async (query: { filter?: string; startIndex?: number; count?: number }) => {
+  const list = async (query: { filter?: string; startIndex?: number; count?: number; attributes?: string; excludedAttributes?: string }) => {
     const { data, response } = await scim.GET('/scim/v2/Users', { params: { query } });
     expect({ status: response.status, contentType: response.headers.get('Content-Type') }).toEqual({ status: 200, contentType: expect.stringMatching(SCIM_JSON) });
     return data as Resource;
@@ -313,6 +313,19 @@ describe('SCIM Users', () => {
       expect(await idsOf(`userName sw "${tag}" and not (active eq false)`)).toEqual([ids[0], ids[2]]);
       expect(await idsOf(`(userName eq "${tag}-1" or userName eq "${tag}-3") and meta.created ge "2000-01-01T00:00:00Z"`)).toEqual([ids[0], ids[2]]);
       expect(await idsOf('id eq "not-a-uuid"')).toEqual([]);
+    });
+
+    it('answers the attributes asked for (with id and schemas), or all but the excluded ones', async () => {
+      const user = await create({ schemas: [USER, ENTERPRISE], userName: unique('projected'), title: 'Dr', emails: [{ value: 'p@example.com', type: 'work' }], [ENTERPRISE]: { costCenter: 'CC-9' } });
+      const one = await scim.GET('/scim/v2/Users/{id}', { params: { path: { id: user.id }, query: { attributes: 'USERNAME,emails.value' } } });
+      expect(one.data).toEqual({ schemas: [USER, ENTERPRISE], id: user.id, userName: user.userName, emails: [{ value: 'p@example.com' }] });
+      const listed = await list({ filter: `userName eq "${user.userName}"`, excludedAttributes: `meta,title,${ENTERPRISE}` });
+      expect(listed.Resources).toEqual([{ schemas: [USER, ENTERPRISE], id: user.id, userName: user.userName, emails: [{ value: 'p@example.com', type: 'work' }], active: true }]);
+      const patched = await scim.PATCH('/scim/v2/Users/{id}', {
+        params: { path: { id: user.id }, query: { attributes: 'title' } },
+        body: patchOp({ op: 'replace', path: 'title', value: 'Prof' }),
+      });
+      expect(patched.data).toEqual({ schemas: [USER, ENTERPRISE], id: user.id, title: 'Prof' });
     });
 
     it('refuses a filter that does not parse or names what cannot be filtered on: 400 invalidFilter', async () => {

@@ -5389,6 +5389,10 @@ export interface operations {
     scimListUsers: {
         parameters: {
             query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
                 /** @description Results per page, 0 to 100 (default 100; above 100 is 100). */
                 count?: number;
                 /** @description 1-based index of the first result (default 1; below 1 is 1). */
@@ -5543,7 +5547,12 @@ export interface operations {
     };
     scimCreateUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5740,7 +5749,12 @@ export interface operations {
     };
     scimGetUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
+            };
             header?: {
                 /** @description The ETag of a copy the client holds: 304 when it is still current. */
                 "If-None-Match"?: string;
@@ -5916,7 +5930,12 @@ export interface operations {
     };
     scimReplaceUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
+            };
             header?: {
                 /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
                 "If-Match"?: string;
@@ -6275,7 +6294,12 @@ export interface operations {
     };
     scimPatchUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
+            };
             header?: {
                 /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
                 "If-Match"?: string;
