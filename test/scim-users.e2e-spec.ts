@@ -416,6 +416,20 @@ describe('SCIM Users', () => {
     });
   });
 
+  describe('limits of the service', () => {
+    const limited = useTestApp({ overrides: { RATE_LIMIT_PER_MINUTE: 3, JSON_BODY_LIMIT_BYTES: 1024 } });
+
+    it('answers 413 and 429 in SCIM\'s error body, 429 with its Retry-After', async () => {
+      const key = await createApiKey(limited.database, limited.tenant.organizationId, [ScimScope.Provision]);
+      const tooLarge = await limited.http().post('/scim/v2/Users').set('Authorization', key.bearer).send({ userName: 'x', title: 'x'.repeat(2048) });
+      expect(scimError(tooLarge)).toEqual({ status: 413, scimType: undefined });
+      let answer = tooLarge;
+      while (answer.status !== 429) answer = await limited.http().get('/scim/v2/ServiceProviderConfig').set('Authorization', key.bearer);
+      expect(scimError(answer)).toEqual({ status: 429, scimType: undefined });
+      expect(answer.headers['retry-after']).toMatch(/^\d+$/);
+    });
+  });
+
   describe('discovery', () => {
     it('serves the service provider configuration, resource types and schemas to the SCIM key', async () => {
       const config = await scim.GET('/scim/v2/ServiceProviderConfig');
