@@ -437,10 +437,10 @@ describe('SCIM Users', () => {
       expect(config.data).toMatchObject({ patch: { supported: true }, filter: { supported: true, maxResults: 100 }, etag: { supported: true }, bulk: { supported: false } });
       const types = (await scim.GET('/scim/v2/ResourceTypes')).data as Resource;
       expect(types.Resources.map((type: Resource) => type.id)).toEqual(['User', 'Group']);
-      expect((await scim.GET('/scim/v2/ResourceTypes/{id}', { params: { path: { id: 'User' } } })).data).toMatchObject({ endpoint: '/Users', schema: USER });
+      expect((await scim.GET('/scim/v2/ResourceTypes/{resourceTypeId}', { params: { path: { resourceTypeId: 'User' } } })).data).toMatchObject({ endpoint: '/Users', schema: USER });
       const schemas = (await scim.GET('/scim/v2/Schemas')).data as Resource;
       expect(schemas.Resources.map((schema: Resource) => schema.id)).toEqual(expect.arrayContaining([USER, ENTERPRISE]));
-      const user = (await scim.GET('/scim/v2/Schemas/{id}', { params: { path: { id: USER } } })).data as Resource;
+      const user = (await scim.GET('/scim/v2/Schemas/{schemaId}', { params: { path: { schemaId: USER } } })).data as Resource;
       expect(user.attributes.map((attribute: Resource) => attribute.name)).toContain('userName');
       expect(scimError(await raw('get', '/scim/v2/Schemas/urn:nope'))).toEqual({ status: 404, scimType: undefined });
     });

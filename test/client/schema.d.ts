@@ -574,7 +574,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/scim/v2/ResourceTypes/{id}": {
+    "/scim/v2/ResourceTypes/{resourceTypeId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -616,7 +616,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/scim/v2/Schemas/{id}": {
+    "/scim/v2/Schemas/{schemaId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -6745,8 +6745,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `User` or `Group`. */
-                id: string;
+                /** @description The resource type's id: `User` or `Group`. */
+                resourceTypeId: string;
             };
             cookie?: never;
         };
@@ -6977,8 +6977,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The schema's URN, e.g. `urn:ietf:params:scim:schemas:core:2.0:User`. */
-                id: string;
+                /** @description The schema's id, its URN, e.g. `urn:ietf:params:scim:schemas:core:2.0:User`. */
+                schemaId: string;
             };
             cookie?: never;
         };
