@@ -19,6 +19,9 @@ const MODULE_IMPORTS = {
   // Users are part of the directory: their routes take the directory's scopes, and a taken
   // external_id is the directory's one code (CONTRACT.md section 11).
   users: ['^src/modules/directory/directory\\.(scopes|errors)\\.ts$'],
+  // SCIM is a second door to the directory's users (CONTRACT.md section 12): it reads and writes
+  // them through UsersService (its module, its row types) and answers their conflicts' codes.
+  scim: ['^src/modules/users/users\\.(module|service|repository|errors)\\.ts$'],
 };
 
 /** Unit tests (the .spec.ts files under src/) may reach across layers and into test/support/ (a catalog test loads the whole app); the cycle and entry-point rules hold for them too. */

@@ -28,6 +28,7 @@ import { QuotaModule } from './modules/quota/quota.module';
 import { UploadsModule } from './modules/uploads/uploads.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { UsersModule } from './modules/users/users.module';
+import { ScimModule } from './modules/scim/scim.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -52,6 +53,7 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
   WebhooksModule,
   AuditEventsModule,
   UsersModule,
+  ScimModule,
 ];
 
 /** The codes of the global layers (the error filter, the guards, the write preconditions), which no module owns. */

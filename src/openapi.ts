@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { BEARER_SCHEME, REQUIRED_SCOPE_EXTENSION } from './common/auth/auth.decorators';
 import { documentCrossCuttingErrors } from './common/errors/cross-cutting-errors';
+import { documentErrorReplyFormats } from './common/errors/error-reply-format-document';
 import { documentRateLimitHeaders } from './common/rate-limit/rate-limit-document';
 import { Registries } from './common/registries/registries';
 import { withRegistryEnums } from './common/registries/registry-list';
@@ -20,8 +21,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'wsk_ API key', description: 'Application API key (wsk_...), issued with the admin CLI' }, BEARER_SCHEME)
     .build();
-  const document = withRegistryEnums(SwaggerModule.createDocument(app, config), app.get(Registries));
+  const registries = app.get(Registries);
+  const document = withRegistryEnums(SwaggerModule.createDocument(app, config), registries);
   documentCrossCuttingErrors(document);
+  documentErrorReplyFormats(document, registries.errorReplyFormats);
   documentRateLimitHeaders(document);
   describeRequiredScopes(document);
   stateIntegerRange(document);

@@ -60,7 +60,7 @@ describe('admin CLI commands', () => {
     const scopes = json!.scopes as Array<{ name: string; grants: string }>;
     const names = scopes.map((scope) => scope.name);
     expect(names).toEqual([...names].sort());
-    for (const scope of scopes) expect(scope).toEqual({ name: expect.stringMatching(/^admin\.v1\.[a-z0-9.-]+\.(read|manage|execute)$/), grants: expect.stringMatching(/\w{3,}/) });
+    for (const scope of scopes) expect(scope).toEqual({ name: expect.stringMatching(/^admin\.v1\.[a-z0-9.-]+\.(read|manage|execute|provision)$/), grants: expect.stringMatching(/\w{3,}/) });
     expect(APP_REGISTRIES.scopes.names).toEqual(names);
     // The catalog is what the operations need: each scope guards an operation, and no operation needs another.
     const testApp = await startTestApp(fixture.database);

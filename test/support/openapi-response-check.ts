@@ -23,7 +23,7 @@ function validatorFor(app: NestExpressApplication): OpenApiResponseValidator {
   const registries = app.get(Registries);
   const known = validators.find((entry) => entry.registries === registries && entry.controllers.length === controllers.length && entry.controllers.every((controller, i) => controller === controllers[i]));
   if (known) return known.validator;
-  const validator = new OpenApiResponseValidator(buildOpenApiDocument(app));
+  const validator = new OpenApiResponseValidator(buildOpenApiDocument(app), registries.errorReplyFormats);
   validators.push({ controllers, registries, validator });
   return validator;
 }

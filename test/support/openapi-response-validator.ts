@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { errorReplyFormatFor, type ErrorReplyFormat } from '../../src/common/errors/error-reply-format';
 
 /** One answer of the service as it left the server. */
 export interface RecordedResponse {
@@ -50,7 +51,14 @@ export class OpenApiResponseValidator {
   private readonly operations: DocumentedOperation[];
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(document: OpenAPIObject) {
+  /**
+   * `errorBodies`: the paths whose failures have an error body of their own (the app's error reply
+   * formats, SCIM's /scim/v2), by path prefix, with their schema's name among the components.
+   */
+  constructor(
+    document: OpenAPIObject,
+    private readonly errorBodies: readonly ErrorReplyFormat[] = [],
+  ) {
     addFormats(this.ajv);
     // OpenAPI 3.0's own formats.
     this.ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && Math.abs(value) < 2 ** 31 });
@@ -87,13 +95,19 @@ export class OpenApiResponseValidator {
   /** What in the answer differs from the document; empty when nothing does. */
   validate(response: RecordedResponse): string[] {
     const operation = this.operationOf(response.method, response.url);
-    if (!operation) return response.status >= 400 ? this.bodyProblems(response, ERROR_BODY_POINTER) : [];
+    if (!operation) return response.status >= 400 ? this.bodyProblems(response, this.errorBodyPointer(response.url)) : [];
     const status = String(response.status);
     const key = [status, `${status[0]}XX`, 'default'].find((candidate) => operation.responses[candidate] !== undefined);
     if (key === undefined) return [`status ${status} is not documented for ${operation.method} ${operation.template} (documented: ${Object.keys(operation.responses).join(', ')})`];
     const documented = operation.responses[key];
     const pointer = `${operation.pointer}/responses/${key}`;
     return [...this.headerProblems(response, documented, pointer), ...this.contentProblems(response, documented, pointer)];
+  }
+
+  /** The error body of a path outside the document: the API's, or that of the error format whose prefix the path is under. */
+  private errorBodyPointer(url: string): string {
+    const format = errorReplyFormatFor(this.errorBodies, url.split('?')[0]);
+    return format ? `/components/schemas/${format.schemaName}` : ERROR_BODY_POINTER;
   }
 
   private headerProblems(response: RecordedResponse, documented: ResponseObject, pointer: string): string[] {

@@ -11,13 +11,14 @@ export interface ScopeDefinition<Name extends string = string> {
 
 /**
  * `admin.v1.<area>.<action>` or, for a sub-resource with scopes of its own, `admin.v1.<area>.<sub-resource>.<action>`
- * (docs/api-conventions.md, "Scope names"): kebab-case segments, action read, manage or execute.
+ * (docs/api-conventions.md, "Scope names"): kebab-case segments, action read, manage, execute or
+ * provision (CONTRACT.md section 12 names SCIM's `admin.v1.scim.provision`: reads and changes of a protocol, one scope).
  */
-const SCOPE_NAME = /^admin\.v1\.[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)?\.(read|manage|execute)$/;
+const SCOPE_NAME = /^admin\.v1\.[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)?\.(read|manage|execute|provision)$/;
 
 /** A scope and what it grants, its name checked; it is in no catalog until a module lists it. */
 export function defineScope<const Name extends string>(name: Name, grants: string): ScopeDefinition<Name> {
-  if (!SCOPE_NAME.test(name)) throw new Error(`Scope "${name}" is not of the form admin.v1.<area>[.<sub-resource>].<read|manage|execute> (kebab-case segments)`);
+  if (!SCOPE_NAME.test(name)) throw new Error(`Scope "${name}" is not of the form admin.v1.<area>[.<sub-resource>].<read|manage|execute|provision> (kebab-case segments)`);
   return Object.freeze({ name, grants });
 }
 

@@ -6,10 +6,24 @@ import { Clock } from '../clock';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 import { AppError } from './app-error';
 import { ErrorCode } from './error-code';
+import { errorReply } from './error-reply';
+import type { ErrorReplyFormat } from './error-reply-format';
+import { collectRegistries } from '../registries/registries';
 import { ExpertSuitesError } from '../../modules/expert-suites/expert-suites.errors';
 
+class ProtocolError extends Error {}
+
+/** A format answering under /proto: its own errors with status 418, any other with the status the filter names. */
+const PROTOCOL_FORMAT: ErrorReplyFormat = {
+  pathPrefix: '/proto',
+  mediaType: 'application/proto+json',
+  schemaName: 'ProtocolError',
+  replyToOwn: (exception) => (exception instanceof ProtocolError ? { status: 418, headers: {}, body: { problem: exception.message } } : undefined),
+  reply: (error) => ({ ...errorReply(error), body: { problem: error.detail, status: String(error.status) } }),
+};
+
 /** What the filter wrote: status, headers and body, through the few response methods it uses. */
-function answer(exception: unknown, headersSent = false) {
+function answer(exception: unknown, headersSent = false, path = '/x') {
   const written: { status?: number; body?: Record<string, unknown>; headers: Record<string, string> } = { headers: {} };
   const response = {
     headersSent,
@@ -21,9 +35,10 @@ function answer(exception: unknown, headersSent = false) {
     },
     json: (body: Record<string, unknown>) => (written.body = body),
   };
-  const request = { method: 'GET', path: '/x' };
+  const request = { method: 'GET', path };
   const host = { switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }) } as unknown as ArgumentsHost;
-  new AllExceptionsFilter(new DatabaseOutageLog(new Clock())).catch(exception, host);
+  const registries = collectRegistries([{ name: 'ProtocolModule', definitions: { errorReplyFormats: [PROTOCOL_FORMAT] } }]);
+  new AllExceptionsFilter(new DatabaseOutageLog(new Clock()), registries).catch(exception, host);
   return written;
 }
 
@@ -66,5 +81,18 @@ describe('AllExceptionsFilter: every failure in the error body', () => {
 
   it('writes nothing when the answer has already started', () => {
     expect(answer(new TypeError('late'), true)).toEqual({ headers: {} });
+  });
+
+  it('answers under a path with an error format of its own in that format: its own errors as it says, any other as the filter names it, headers kept', () => {
+    expect(answer(new ProtocolError('teapot'), false, '/proto/Things')).toEqual({ status: 418, headers: { 'Content-Type': 'application/proto+json' }, body: { problem: 'teapot' } });
+    expect(answer(new NotFoundException(), false, '/PROTO')).toEqual({
+      status: 404,
+      headers: { 'Content-Type': 'application/proto+json' },
+      body: { problem: 'No such resource.', status: '404' },
+    });
+    expect(answer(new DatabaseBusyError(5000), false, '/proto/x').headers).toEqual({ 'Retry-After': '1', 'Content-Type': 'application/proto+json' });
+    // Not under the prefix: the API's body, whatever the path begins with.
+    expect(answer(new NotFoundException(), false, '/protocols').body).toEqual({ code: 'NOT_FOUND', error: 'not_found', detail: 'No such resource.' });
+    expect(answer(new ProtocolError('teapot'), false, '/x').status).toBe(500);
   });
 });

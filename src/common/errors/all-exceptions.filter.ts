@@ -6,8 +6,10 @@ import { DatabaseOutageLog } from '../../database/outage-log';
 import { isUnstorableText } from '../../database/prisma-errors';
 import { AppError } from './app-error';
 import { ErrorCode } from './error-code';
-import { errorReply, RETRY_AFTER_BUSY } from './error-reply';
+import { errorReply, RETRY_AFTER_BUSY, type ErrorReply } from './error-reply';
+import { errorReplyFormatFor, type ErrorReplyFormat } from './error-reply-format';
 import { loggablePath } from '../logging/loggable-path';
+import { Registries } from '../registries/registries';
 
 const CODE_BY_HTTP_STATUS: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.BAD_REQUEST]: ErrorCode.VALIDATION_FAILED,
@@ -34,17 +36,29 @@ const DATABASE_WAIT_DETAIL: Record<DatabaseWait, string> = {
 };
 const UNSTORABLE_TEXT_DETAIL = 'The request holds text that cannot be stored (a NUL character).';
 
-/** Maps every failure, known or not, to the API's one error body; nothing internal reaches the client. */
+/**
+ * Maps every failure, known or not, to the API's one error body (or, under a path with an error
+ * format of its own, such as SCIM's `/scim/v2`, to that format's body); nothing internal reaches the client.
+ */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+  private readonly formats: readonly ErrorReplyFormat[];
 
-  constructor(private readonly outageLog: DatabaseOutageLog) {}
+  constructor(
+    private readonly outageLog: DatabaseOutageLog,
+    registries: Registries,
+  ) {
+    this.formats = registries.errorReplyFormats;
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
+    const format = errorReplyFormatFor(this.formats, request.path);
+    const own = format?.replyToOwn?.(exception);
+    if (own) return this.send(response, own, format);
     const appError = this.toAppError(exception, request);
 
     if (appError.status >= 500 && appError.code === ErrorCode.INTERNAL_ERROR.code) {
@@ -53,10 +67,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
         exception instanceof Error ? exception.stack : String(exception),
       );
     }
-    if (response.headersSent) return;
+    this.send(response, format ? format.reply(appError) : errorReply(appError), format);
+  }
 
-    const reply = errorReply(appError);
+  private send(response: Response, reply: ErrorReply<object>, format: ErrorReplyFormat | undefined): void {
+    if (response.headersSent) return;
     for (const [name, value] of Object.entries(reply.headers)) response.setHeader(name, value);
+    // res.json keeps a Content-Type set before it (adding the charset).
+    if (format) response.setHeader('Content-Type', format.mediaType);
     response.status(reply.status).json(reply.body);
   }
 

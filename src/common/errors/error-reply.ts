@@ -11,10 +11,10 @@ import { errorTypeForStatus } from './error-code';
 export const RETRY_AFTER_BUSY = '1';
 export const RETRY_AFTER_UNAVAILABLE = '5';
 
-export interface ErrorReply {
+export interface ErrorReply<Body extends object = ErrorBodyDto> {
   status: number;
   headers: Record<string, string>;
-  body: ErrorBodyDto;
+  body: Body;
 }
 
 /**

@@ -8,15 +8,22 @@ import { routeMetadata } from '../routing/route-metadata';
 import { jsonBodyReader, type JsonBodyReader } from './json-body-parser';
 
 const ACCEPTS_MULTIPART = 'http:accepts-multipart';
+const JSON_MEDIA_TYPES = 'http:json-media-types';
 
 /** Marks a route that takes multipart/form-data instead of JSON (uploads). */
 export const AcceptsMultipart = () => SetMetadata(ACCEPTS_MULTIPART, true);
 
+/** The JSON media types a route's (or controller's) body may be sent in, when not application/json alone (SCIM: application/scim+json too). */
+export const AcceptsJsonMediaTypes = (...mediaTypes: [string, ...string[]]) => SetMetadata(JSON_MEDIA_TYPES, mediaTypes);
+
+const APPLICATION_JSON: readonly string[] = ['application/json'];
+
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * Reads the body of a write: it must be a JSON object (or multipart where the route says so, which
- * the route's own interceptor reads); another media type is 415 rather than being silently read as
+ * Reads the body of a write: it must be a JSON object, in application/json or a JSON media type the
+ * route names (or multipart where the route says so, which the route's own interceptor reads);
+ * another media type is 415 rather than being silently read as
  * an empty body. The last global guard, so the body is read only once authentication, the rate
  * limit and the scope have let the request through (401, 429 and 403 come first and cost no
  * decoding); a guard, not an interceptor, so that routes without a body run no observable chain.
@@ -40,7 +47,8 @@ export class JsonBodyGuard implements CanActivate {
       if (!request.is('multipart/form-data')) throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be multipart/form-data.');
       return true;
     }
-    if (!request.is('application/json')) throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be application/json.');
+    const mediaTypes = routeMetadata<readonly string[]>(this.reflector, JSON_MEDIA_TYPES, context) ?? APPLICATION_JSON;
+    if (!request.is(mediaTypes as string[])) throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `The request body must be ${mediaTypes.join(' or ')}.`);
     return this.readJsonObject(request, context.switchToHttp().getResponse<Response>());
   }
 

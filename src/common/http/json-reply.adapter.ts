@@ -8,7 +8,9 @@ import type { Response } from 'express';
  * answer, a measurable share of a cached metering answer's CPU (docs/adr/0014-a-lean-request-pipeline-on-express.md).
  * Sends what res.json would, byte for byte. Everything res.send decides more about (a HEAD request,
  * a conditional request on an answer with an ETag, which may be answered 304, a body without
- * content, a Content-Type the handler chose, streams) goes through Express as before.
+ * content, a Content-Type the handler chose, streams) goes through Express as before; a JSON media
+ * type in UTF-8 the handler chose (SCIM's `application/scim+json; charset=utf-8`) is kept and
+ * answered directly too.
  */
 export class JsonReplyExpressAdapter extends ExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
@@ -20,15 +22,18 @@ export class JsonReplyExpressAdapter extends ExpressAdapter {
     }
     if (statusCode) response.statusCode = statusCode;
     const json = JSON.stringify(body);
-    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    if (response.getHeader('Content-Type') === undefined) response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.setHeader('Content-Length', Buffer.byteLength(json));
     return response.end(json);
   }
 }
 
+const UTF8_JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json; charset=utf-8$/;
+
 function repliesJsonDirectly(response: Response, body: unknown, statusCode: number | undefined): boolean {
   if (typeof body !== 'object' || body === null || body instanceof StreamableFile || body instanceof Error) return false;
-  if (response.getHeader('Content-Type') !== undefined) return false;
+  const contentType = response.getHeader('Content-Type');
+  if (contentType !== undefined && !(typeof contentType === 'string' && UTF8_JSON_MEDIA_TYPE.test(contentType))) return false;
   const status = statusCode ?? response.statusCode;
   if (status === 204 || status === 304) return false;
   const { method, headers } = response.req;

@@ -21,6 +21,7 @@ const USER_FIELDS = [
   'email',
   'externalId',
   'active',
+  'scimAttributes',
   'primaryDepartmentId',
   'revision',
   'seq',
@@ -33,6 +34,9 @@ const CHANGED_USER = columns<User>('u')(...USER_FIELDS);
 /** A user with its memberships' department ids, in the order they were added. */
 export type UserRow = RowOf<typeof USER> & { departmentIds: string[] };
 
+/** The attributes a SCIM client wrote that no column holds (the column scim_attributes), as a JSON object. */
+export type ScimAttributes = Record<string, unknown>;
+
 /** The wire fields of a new user, normalized by validation. */
 export interface NewUser {
   userName: string;
@@ -44,6 +48,8 @@ export interface NewUser {
   active: boolean;
   departmentIds: string[];
   primaryDepartmentId: string | null;
+  /** Written by SCIM only; none ({}) otherwise. */
+  scimAttributes?: ScimAttributes;
 }
 
 /** What a PATCH asks: the direct fields sent (wire name → value), and the memberships when sent. */
@@ -54,6 +60,8 @@ export interface UserPatch {
   primaryDepartmentId?: string | null;
   /** The revision the stored row must be at (expected_revision or If-Match). */
   revision?: bigint;
+  /** SCIM's attributes beyond the columns, replacing the stored ones; undefined: unchanged. */
+  scimAttributes?: ScimAttributes;
 }
 
 /** The users list's filters on the user's own columns (the department filter is MembershipsRepository's). */
@@ -127,6 +135,7 @@ export class UsersRepository {
    * indexes refuse a taken user_name or external_id.
    */
   async insert(organizationId: string, user: NewUser, context: AuditContext): Promise<UserRow | undefined> {
+    const scimAttributes = user.scimAttributes ?? {};
     const memberships =
       user.departmentIds.length === 0
         ? Prisma.empty
@@ -141,9 +150,10 @@ export class UsersRepository {
           JOIN departments AS d ON d.organization_id = ${organizationId}::uuid AND d.id = w.id::uuid),
         changed AS (
           INSERT INTO users (id, organization_id, user_name, user_name_key, display_name, given_name, family_name, email, external_id, active,
-            primary_department_id, created_at, updated_at)
+            scim_attributes, primary_department_id, created_at, updated_at)
           SELECT gen_random_uuid(), ${organizationId}::uuid, ${user.userName}, ${caselessKey(user.userName)}, ${user.displayName}::text, ${user.givenName}::text,
-            ${user.familyName}::text, ${user.email}::text, ${user.externalId}::text, ${user.active}, ${user.primaryDepartmentId}::uuid, ${context.at}, ${context.at}
+            ${user.familyName}::text, ${user.email}::text, ${user.externalId}::text, ${user.active}, ${JSON.stringify(scimAttributes)}::jsonb,
+            ${user.primaryDepartmentId}::uuid, ${context.at}, ${context.at}
           WHERE (SELECT count(*) FROM wanted) = ${user.departmentIds.length}
           RETURNING *),
         ${memberships}
@@ -163,6 +173,8 @@ export class UsersRepository {
             active: user.active,
             department_ids: user.departmentIds,
             primary_department_id: user.primaryDepartmentId,
+            // Only a user that has some: the REST API's creations record the fields it knows.
+            ...(Object.keys(scimAttributes).length > 0 ? { scim_attributes: scimAttributes } : {}),
           }),
         })}
         SELECT ${USER.sql}, ${JSON.stringify(user.departmentIds)}::jsonb AS "departmentIds" FROM changed`);
@@ -208,6 +220,25 @@ export class UsersRepository {
   }
 
   /**
+   * Up to `limit` users of the organization that `condition` keeps (an expression over the table
+   * `users`: SCIM's filter, translated), after the first `offset`, in creation order (seq, id) on
+   * (organization_id, seq, id). On the primary: a provider looks a user up by its filter before it
+   * creates one.
+   */
+  matchingPage(organizationId: string, condition: Prisma.Sql, offset: number, limit: number): Promise<UserRow[]> {
+    return this.txHost.sql.query<UserRow>(Prisma.sql`
+      SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users WHERE users.organization_id = ${organizationId}::uuid AND (${condition})
+      ORDER BY users.seq, users.id OFFSET ${offset} LIMIT ${limit}`);
+  }
+
+  /** How many users of the organization `condition` keeps (as matchingPage). */
+  async countMatching(organizationId: string, condition: Prisma.Sql): Promise<number> {
+    const [row] = await this.txHost.sql.query<{ count: bigint }>(Prisma.sql`
+      SELECT count(*) AS count FROM users WHERE users.organization_id = ${organizationId}::uuid AND (${condition})`);
+    return Number(row.count);
+  }
+
+  /**
    * The whole PATCH as one statement, with no read before it and no lock held past it: the
    * fields, the memberships (kept ones stay, new ones follow in the order sent, the rest are
    * removed), the primary department (user-memberships.ts: the same rules in code) and the
@@ -236,6 +267,13 @@ export class UsersRepository {
       if (field === 'user_name') sets.push(Prisma.sql`user_name_key = ${caselessKey(value as string)}`);
       differs.push(Prisma.sql`old.${Prisma.raw(column)} IS DISTINCT FROM ${next}`);
       audited[field] = { old: Prisma.raw(`old.${column}`), new: Prisma.raw(`u.${column}`) };
+    }
+    if (patch.scimAttributes !== undefined) {
+      // jsonb equality: the same attributes in another key order are no change.
+      const next = Prisma.sql`${JSON.stringify(patch.scimAttributes)}::jsonb`;
+      sets.push(Prisma.sql`scim_attributes = ${next}`);
+      differs.push(Prisma.sql`old.scim_attributes IS DISTINCT FROM ${next}`);
+      audited.scim_attributes = { old: Prisma.raw('old.scim_attributes'), new: Prisma.raw('u.scim_attributes') };
     }
     const membershipsSent = patch.departmentIds !== undefined;
     const wanted = patch.departmentIds ?? [];

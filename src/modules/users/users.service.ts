@@ -4,9 +4,11 @@ import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { checkRevision, type RevisionRequirement } from '../../common/http/write-preconditions';
+import { canonicalJson } from '../../common/json/canonical-json';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/page-size';
 import { pageOfRows, POSITIVE_INT64, startOfPage, type KeysetPosition, type SortValueRange } from '../../common/pagination/page-token';
 import { writeInOneStatement } from '../../common/writes/one-statement-write';
+import type { Prisma } from '../../generated/prisma/client';
 import type { CreateUserDto } from './dto/create-user.dto';
 import type { ListUsersQueryDto } from './dto/list-users-query.dto';
 import type { UpdateUserDto } from './dto/update-user.dto';
@@ -16,7 +18,22 @@ import { PATCHED_USER_COLUMNS, PATCHED_USER_FIELDS, type PatchedUserField } from
 import { toUserDto } from './user.mapper';
 import { nextDepartmentIds, nextPrimary, primaryFits } from './user-memberships';
 import { MembershipsRepository, USER_WITH_DEPARTMENTS } from './memberships.repository';
-import { departmentNotFound, primaryNotMember, UsersRepository, type UserFilters, type UserPatch, type UserRow } from './users.repository';
+import {
+  departmentNotFound,
+  primaryNotMember,
+  UsersRepository,
+  type NewUser,
+  type ScimAttributes,
+  type UserFilters,
+  type UserPatch,
+  type UserRow,
+} from './users.repository';
+
+/** A user's next values, whole, as a read-modify-write computes them (UsersService.rewrite): the columns and SCIM's attributes. */
+export interface UserRewrite {
+  fields: Record<PatchedUserField, string | boolean | null>;
+  scimAttributes: ScimAttributes;
+}
 
 const notFound = (id: string) => new AppError(ErrorCode.NOT_FOUND, `No user ${id} exists in this organization.`);
 
@@ -44,7 +61,7 @@ export class UsersService {
     const departmentIds = input.department_ids ?? [];
     const primary = input.primary_department_id === undefined ? (departmentIds[0] ?? null) : input.primary_department_id;
     if (!primaryFits(primary, departmentIds)) throw primaryConflicts();
-    const row = await this.users.insert(
+    const row = await this.add(
       organizationId,
       {
         userName: input.user_name,
@@ -57,16 +74,30 @@ export class UsersService {
         departmentIds,
         primaryDepartmentId: primary,
       },
-      { actor, at: this.clock.now() },
+      actor,
     );
-    if (!row) throw departmentNotFound();
     return toUserDto(row);
   }
 
+  /**
+   * A new user from normalized values (the REST create's DTO, SCIM's mapping): one statement with
+   * its `user.created` event, in the caller's transaction when there is one.
+   */
+  async add(organizationId: string, user: NewUser, actor: AuditActor): Promise<UserRow> {
+    const row = await this.users.insert(organizationId, user, { actor, at: this.clock.now() });
+    if (!row) throw departmentNotFound();
+    return row;
+  }
+
   async get(organizationId: string, id: string): Promise<UserDto> {
+    return toUserDto(await this.getRow(organizationId, id));
+  }
+
+  /** The stored user, SCIM's attributes included; NOT_FOUND when the organization has none with this id. */
+  async getRow(organizationId: string, id: string): Promise<UserRow> {
     const row = await this.users.findById(organizationId, id);
     if (!row) throw notFound(id);
-    return toUserDto(row);
+    return row;
   }
 
   /** Keyset pages, one row more than the page to learn whether another page follows: by (seq, id), or by id with a department filter. */
@@ -124,6 +155,36 @@ export class UsersService {
     await writeInOneStatement(attempt, (work) => this.users.withLocked(organizationId, id, work));
   }
 
+  /**
+   * A page of the users `condition` keeps (an expression over the table `users`: SCIM's filter)
+   * from the 0-based `offset`, and how many it keeps in all; `limit` 0 counts only.
+   */
+  async matching(organizationId: string, condition: Prisma.Sql, offset: number, limit: number): Promise<{ total: number; rows: UserRow[] }> {
+    const total = await this.users.countMatching(organizationId, condition);
+    const rows = limit === 0 || offset >= total ? [] : await this.users.matchingPage(organizationId, condition, offset, limit);
+    return { total, rows };
+  }
+
+  /**
+   * Read, change, write (SCIM's PUT and PATCH, whose changes are computed on the whole resource):
+   * `change` gives the user's next values from the stored row, and the fields that differ are
+   * written by UsersRepository.update, only while the row is still at the revision read
+   * (compare-and-set), with the `user.updated` event of the fields that changed. Values equal to
+   * the stored ones change and write nothing (same revision, no event). A write that lost the race
+   * to another writer runs once more, read and all, with the row locked, so `change` sees the
+   * newest user; a requirement naming a revision (If-Match) is then checked against that user (412).
+   */
+  async rewrite(organizationId: string, id: string, change: (current: UserRow) => UserRewrite, requirement: RevisionRequirement, actor: AuditActor): Promise<UserRow> {
+    const attempt = async () => {
+      const current = await this.getRow(organizationId, id);
+      checkRevision(requirement, current.revision, 'user');
+      const patch = changedValues(current, change(current));
+      if (!patch) return current;
+      return this.users.update(organizationId, id, { ...patch, revision: current.revision }, { actor, at: this.clock.now() });
+    };
+    return writeInOneStatement(attempt, (work) => this.users.withLocked(organizationId, id, work));
+  }
+
   /** The stored user when the PATCH changes nothing; throws the rule it breaks; undefined when none explains the statement's standing down. */
   private async whyNotUpdated(organizationId: string, id: string, input: UpdateUserDto, requirement: RevisionRequirement): Promise<UserRow | undefined> {
     const current = await this.users.findById(organizationId, id);
@@ -154,6 +215,18 @@ function userPatch(input: UpdateUserDto, requirement: RevisionRequirement): User
     primaryDepartmentId: input.primary_department_id,
     revision: requirement.kind === 'revision' ? requirement.revision : undefined,
   };
+}
+
+/** The fields of `next` that differ from `current`, as a patch; undefined when none does. */
+function changedValues(current: UserRow, next: UserRewrite): UserPatch | undefined {
+  const fields: UserPatch['fields'] = {};
+  for (const field of Object.keys(PATCHED_USER_COLUMNS) as PatchedUserField[]) {
+    if (next.fields[field] !== current[PATCHED_USER_FIELDS[field]]) fields[field] = next.fields[field];
+  }
+  // Compared as the jsonb column compares them: key order does not count.
+  const scimAttributesChanged = canonicalJson(next.scimAttributes) !== canonicalJson(current.scimAttributes);
+  if (Object.keys(fields).length === 0 && !scimAttributesChanged) return undefined;
+  return { fields, ...(scimAttributesChanged ? { scimAttributes: next.scimAttributes } : {}) };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
