@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { ONE_PIXEL_PNG } from './support/images';
+import { secondPressStatus } from './support/prefilled-requests';
 import { freshEmbeddedEnvironment, printedDemoKey, startService, stopService, type RunningService } from './support/started-service';
 
 // Swagger UI under the service's real headers, in headless Chromium (the Debian `chromium`
@@ -85,8 +86,8 @@ describeWithChromium('Swagger UI at /docs of the embedded demo, in headless Chro
   });
 
   // What a new user does: Authorize with the printed key, then "Try it out" and "Execute" without
-  // typing anything, and Execute once more on a change. Every press answers 2xx, but a delete's second, which is
-  // 404 as the operation's description says (the row is gone); no console error and no
+  // typing anything, and Execute once more on a change. Every press answers 2xx, but the second of a delete (404:
+  // the row is gone) or of a SCIM create (409: no Idempotency-Key), as the operation's description says; no console error and no
   // Content-Security-Policy violation after any operation. The page is loaded anew for each tag's
   // operations (a new document: Swagger UI's state, its prefilled values, a new Idempotency-Key):
   // a load per operation would take this 2-core machine four minutes instead of under two.
@@ -117,18 +118,19 @@ describeWithChromium('Swagger UI at /docs of the embedded demo, in headless Chro
       // A read pressed again proves nothing more; a change pressed again must still answer as promised.
       for (const press of operation.method === 'get' ? [1] : [1, 2]) {
         const { status, body } = await execute(page, block, operation);
-        const secondDelete = operation.method === 'delete' && press === 2;
+        const refused = press === 2 ? secondPressStatus(operation.method, operation.path) : undefined;
         // The body is in the message when the answer is not the one expected.
-        outcomes.push(`${label} #${press}: ${secondDelete && status === 404 ? '404' : status >= 200 && status < 300 ? '2xx' : `${status} ${body}`}`);
-        expected.push(`${label} #${press}: ${secondDelete ? '404' : '2xx'}`);
+        outcomes.push(`${label} #${press}: ${refused !== undefined && status === refused ? refused : status >= 200 && status < 300 ? '2xx' : `${status} ${body}`}`);
+        expected.push(`${label} #${press}: ${refused ?? '2xx'}`);
       }
       if (operation.operationId === 'getUploadContent') {
         // The icon is shown from a blob: URL, which the page's Content-Security-Policy must allow.
         await block.locator('.response-col_description img').waitFor();
         await page.screenshot({ path: join(tmpdir(), 'swagger-ui-icon.png') });
       }
-      // The 404 of a delete's second press is logged by the browser as a failed resource load.
-      const unexpected = problems.filter((problem) => !(operation.method === 'delete' && /status of 404/.test(problem)));
+      // The refused second press (a delete's 404, a SCIM create's 409) is logged by the browser as a failed resource load.
+      const refusal = secondPressStatus(operation.method, operation.path);
+      const unexpected = problems.filter((problem) => !(refusal !== undefined && new RegExp(`status of ${refusal}`).test(problem)));
       outcomes.push(`${label} console: ${unexpected.length === 0 ? 'clean' : unexpected.join(' | ')}`);
       expected.push(`${label} console: clean`);
       // Closed again, so that the next operation's block is found among short ones.

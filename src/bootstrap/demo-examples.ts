@@ -3,7 +3,7 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { ExampleObject, OperationObject, ParameterObject, RequestBodyObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { serveDocumentWithExamples } from '../openapi';
-import { DemoRows, type DemoIds } from './demo-rows';
+import { DEMO, DemoRows, type DemoIds } from './demo-rows';
 
 /**
  * Makes the demo's rows (creating what is missing) and serves the OpenAPI document with examples
@@ -32,7 +32,15 @@ function pathParameterIds(ids: DemoIds): Record<string, string | undefined> {
     uploadId: ids.iconUpload,
     endpoint_id: ids.endpoint,
     delivery_id: ids.delivery,
+    resourceTypeId: 'User',
+    schemaId: 'urn:ietf:params:scim:schemas:core:2.0:User',
   };
+}
+
+/** Operations whose path parameter names a row of their own (SCIM's `id` names a user or a group). */
+function operationTargets(ids: DemoIds): Record<string, { parameter: string; id: string }> {
+  const scimUser = { parameter: 'id', id: ids.scimUser };
+  return { scimGetUser: scimUser, scimReplaceUser: scimUser, scimPatchUser: scimUser };
 }
 
 /** Deletes act on rows the demo keeps for deleting, so that the rows the other examples name stay. */
@@ -42,6 +50,7 @@ function deleteTargets(ids: DemoIds): Record<string, { parameter: string; id: st
     deleteUser: { parameter: 'user_id', id: ids.userToDelete, what: 'a user kept for deleting' },
     deleteWebhookEndpoint: { parameter: 'endpoint_id', id: ids.endpointToDelete, what: 'an endpoint kept for deleting' },
     removeDepartmentMember: { parameter: 'user_id', id: ids.user, what: 'the demo user, a member of the demo team' },
+    scimDeleteUser: { parameter: 'id', id: ids.scimUserToDelete, what: 'a user kept for deleting' },
   };
 }
 
@@ -50,9 +59,17 @@ function referenceFields(ids: DemoIds): Record<string, unknown> {
   return { parent_id: ids.headquarters, category_id: ids.category, department_ids: [ids.team], primary_department_id: ids.team };
 }
 
-/** The first example of a create whose name must be free: a name no row holds at this load of the page. */
-function freeNames(ids: DemoIds): Record<string, Record<string, string>> {
-  return { createDepartment: { name: ids.freeDepartmentName }, createUser: { user_name: ids.freeUserName } };
+/**
+ * Fields of an operation's first example on the demo: a create's name no row holds at this load of
+ * the page, and a SCIM PUT's identity of the user it replaces (so that the demo finds it again).
+ */
+function firstExampleFields(ids: DemoIds): Record<string, Record<string, string>> {
+  return {
+    createDepartment: { name: ids.freeDepartmentName },
+    createUser: { user_name: ids.freeUserName },
+    scimCreateUser: { userName: ids.freeScimUserName, externalId: ids.freeScimUserName },
+    scimReplaceUser: { userName: DEMO.scimUser.user_name, externalId: DEMO.scimUser.external_id },
+  };
 }
 
 const IDEMPOTENCY_KEY = 'Idempotency-Key';
@@ -67,10 +84,12 @@ export function withDemoExamples(document: OpenAPIObject, ids: DemoIds, newKey: 
   const copy = structuredClone(document);
   const byName = pathParameterIds(ids);
   const deletes = deleteTargets(ids);
+  const targets = operationTargets(ids);
   for (const pathItem of Object.values(copy.paths)) {
     for (const operation of Object.values(pathItem) as OperationObject[]) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
-      const target = operation.operationId ? deletes[operation.operationId] : undefined;
+      const target = operation.operationId ? (deletes[operation.operationId] ?? targets[operation.operationId]) : undefined;
+      const deleted = operation.operationId ? deletes[operation.operationId] : undefined;
       let idempotent = false;
       for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
         if (parameter.in === 'path') {
@@ -81,20 +100,28 @@ export function withDemoExamples(document: OpenAPIObject, ids: DemoIds, newKey: 
           idempotent = true;
         }
       }
-      if (target) {
+      if (operation.operationId === 'scimCreateUser') {
         operation.description =
-          `${operation.description ?? ''}\n\n**On the demo** the prefilled id names ${target.what}: Execute answers 2xx once, ` +
+          `${operation.description ?? ''}\n\n**On the demo** the prefilled userName is free at this load of the page: Execute answers 201 once, ` +
+          'then 409 uniqueness (SCIM has no Idempotency-Key; a provider that retries looks the user up first) until the page is loaded again.';
+      }
+      if (deleted) {
+        operation.description =
+          `${operation.description ?? ''}\n\n**On the demo** the prefilled id names ${deleted.what}: Execute answers 2xx once, ` +
           'then 404 (it is gone) until the page is loaded again, which names it anew.';
       }
       const body = operation.requestBody as RequestBodyObject | undefined;
-      const examples = body?.content?.['application/json']?.examples as Record<string, ExampleObject> | undefined;
-      if (examples) fillBodyExamples(examples, ids, operation.operationId ? freeNames(ids)[operation.operationId] : undefined, idempotent);
+      // Each media type the operation takes has its copy of the examples (Swagger UI shows the first).
+      for (const media of Object.values(body?.content ?? {})) {
+        const examples = media.examples as Record<string, ExampleObject> | undefined;
+        if (examples) fillBodyExamples(examples, ids, operation.operationId ? firstExampleFields(ids)[operation.operationId] : undefined, idempotent);
+      }
     }
   }
   return copy;
 }
 
-function fillBodyExamples(examples: Record<string, ExampleObject>, ids: DemoIds, freeName: Record<string, string> | undefined, idempotent: boolean): void {
+function fillBodyExamples(examples: Record<string, ExampleObject>, ids: DemoIds, firstFields: Record<string, string> | undefined, idempotent: boolean): void {
   const references = referenceFields(ids);
   Object.values(examples).forEach((example, index) => {
     const value = example.value as Record<string, unknown>;
@@ -102,7 +129,7 @@ function fillBodyExamples(examples: Record<string, ExampleObject>, ids: DemoIds,
       if (field in references && value[field] !== null) value[field] = references[field];
     }
     if (index === 0) {
-      Object.assign(value, freeName);
+      Object.assign(value, firstFields);
       return;
     }
     if (idempotent) {

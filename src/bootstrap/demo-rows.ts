@@ -21,6 +21,9 @@ export const DEMO = {
   departmentToDelete: { name: 'Demo department to delete', external_id: 'demo-department-to-delete' },
   user: { user_name: 'demo.user', display_name: 'Demo User', email: 'demo.user@example.com', external_id: 'demo-user' },
   userToDelete: { user_name: 'demo.user-to-delete', display_name: 'Demo user to delete', external_id: 'demo-user-to-delete' },
+  // SCIM's get, PUT and PATCH act on a user of their own (a PUT replaces every attribute), its DELETE on another.
+  scimUser: { user_name: 'demo.scim-user', display_name: 'Demo SCIM user', external_id: 'demo-scim-user' },
+  scimUserToDelete: { user_name: 'demo.scim-user-to-delete', display_name: 'Demo SCIM user to delete', external_id: 'demo-scim-user-to-delete' },
   // hooks.example.com is a reserved example name (RFC 2606): the service never sends to it (docs/webhooks.md).
   endpoint: { url: 'https://hooks.example.com/demo', event_types: ['*'], description: 'Demo endpoint (example.com: never sent)' },
   endpointToDelete: { url: 'https://hooks.example.com/demo-to-delete', event_types: ['webhook_endpoint.created'], description: 'Demo endpoint to delete' },
@@ -39,6 +42,8 @@ export interface DemoIds {
   departmentToDelete: string;
   user: string;
   userToDelete: string;
+  scimUser: string;
+  scimUserToDelete: string;
   endpoint: string;
   endpointToDelete: string;
   /** A delivery of the demo endpoint; undefined while it has none. */
@@ -46,6 +51,8 @@ export interface DemoIds {
   /** Names no row holds yet, for the create examples: "Research", else "Research 2", … */
   freeDepartmentName: string;
   freeUserName: string;
+  /** The SCIM create's: REST's create takes freeUserName on the same page. */
+  freeScimUserName: string;
 }
 
 /**
@@ -77,6 +84,8 @@ export class DemoRows {
     const user = await this.user(DEMO.user);
     await this.service(DepartmentMembersService).add(this.organizationId, team.department_id, user.user_id, CLI_ACTOR);
     const userToDelete = await this.user(DEMO.userToDelete);
+    const scimUser = await this.user(DEMO.scimUser);
+    const scimUserToDelete = await this.user(DEMO.scimUserToDelete);
     const endpoint = await this.endpoint(DEMO.endpoint);
     const endpointToDelete = await this.endpoint(DEMO.endpointToDelete);
     const deliveries = await this.service(WebhookEndpointsService).listDeliveries(this.organizationId, endpoint, { page_size: 1 });
@@ -89,11 +98,14 @@ export class DemoRows {
       departmentToDelete: departmentToDelete.department_id,
       user: user.user_id,
       userToDelete: userToDelete.user_id,
+      scimUser: scimUser.user_id,
+      scimUserToDelete: scimUserToDelete.user_id,
       endpoint,
       endpointToDelete,
       delivery: deliveries.items[0]?.delivery_id,
       freeDepartmentName: await this.freeTopLevelName('Research'),
       freeUserName: await this.freeUserName('ann.lee'),
+      freeScimUserName: await this.freeUserName('cy.diaz'),
     };
   }
 

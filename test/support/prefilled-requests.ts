@@ -39,10 +39,23 @@ export function prefilledRequests(document: OpenApiDocument): PrefilledRequest[]
         const headers = Object.fromEntries(
           parameters.filter((parameter) => parameter.in === 'header' && parameter.example !== undefined).map((parameter) => [parameter.name, String(parameter.example)]),
         );
-        const examples = operation.requestBody?.content['application/json']?.examples;
+        // Swagger UI sends the first media type the operation takes, with its first example.
+        const [mediaType, media] = Object.entries(operation.requestBody?.content ?? {})[0] ?? [];
+        const examples = media?.examples;
+        if (examples) headers['Content-Type'] = mediaType;
         return { label: `${method.toUpperCase()} ${template}`, method, path, headers, body: examples ? Object.values(examples)[0].value : undefined };
       }),
   );
+}
+
+/**
+ * The status a change's second press answers when it cannot be 2xx, as the operation's description
+ * says: a delete's row is gone (404); a SCIM create has no Idempotency-Key, so its name is taken (409).
+ */
+export function secondPressStatus(method: string, template: string): number | undefined {
+  if (method === 'delete') return 404;
+  if (method === 'post' && template.startsWith('/scim/v2/')) return 409;
+  return undefined;
 }
 
 /** Sends the request as Swagger UI would, with the key: to a running service at `baseUrl`. */
