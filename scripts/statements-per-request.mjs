@@ -21,7 +21,7 @@ const SERVER = process.env.PG_URL || 'postgresql://postgres@127.0.0.1:5432/postg
 const LOG = process.env.PG_LOG || '/var/log/postgresql/postgresql-15-main.log';
 const DATABASE = `wsa_statements_${process.pid}`;
 const API = '/api/openapi/v1';
-const SCOPES = 'admin.v1.user-directory.read,admin.v1.user-directory.manage,admin.v1.expert-suites.manage,admin.v1.quota.read';
+const SCOPES = 'admin.v1.user-directory.read,admin.v1.user-directory.manage,admin.v1.expert-suites.manage,admin.v1.quota.read,admin.v1.scim.provision';
 
 const url = new URL(SERVER);
 url.pathname = `/${DATABASE}`;
@@ -101,6 +101,17 @@ async function main() {
       ['POST /users (new key, one department)', () => fetch(`${base}${API}/users`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify({ user_name: `user-${round++}`, department_ids: [departmentId] }) })],
       ['PATCH /users/{id}', () => fetch(`${base}${API}/users/${userId}`, { method: 'PATCH', headers, body: JSON.stringify({ display_name: `Name ${round++}` }) })],
       ['PATCH /users/{id} (department_ids)', () => fetch(`${base}${API}/users/${userId}`, { method: 'PATCH', headers, body: JSON.stringify({ department_ids: round++ % 2 === 0 ? [] : [departmentId] }) })],
+      ['GET /users?user_name=', () => fetch(`${base}${API}/users?user_name=patched`, { headers })],
+      ['GET /scim/v2/Users?filter=userName eq', () => fetch(`${base}/scim/v2/Users?filter=${encodeURIComponent('userName eq "patched"')}`, { headers })],
+      [
+        'PATCH /scim/v2/Users/{id}',
+        () =>
+          fetch(`${base}/scim/v2/Users/${userId}`, {
+            method: 'PATCH',
+            headers,
+            body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'displayName', value: `Name ${round++}` }] }),
+          }),
+      ],
       ['PUT /departments/{id}/members/{user_id}', () => fetch(`${base}${API}/departments/${parentId}/members/${memberId}`, { method: 'PUT', headers })],
       ['DELETE /departments/{id}/members/{user_id}', () => fetch(`${base}${API}/departments/${parentId}/members/${memberId}`, { method: 'DELETE', headers })],
     ];
