@@ -99,6 +99,16 @@ describe('bench targets: SCIM beside the REST operations it mirrors', () => {
     expect(throughputCheck(849).ok).toBe(false);
   });
 
+  it('shows the statements of a SCIM PATCH without holding them to the REST PATCH\'s (it reads before it writes)', () => {
+    const statements = [
+      { request: 'PATCH /users/{id}', status: 200, statements: 1, connections: 1 },
+      { request: 'PATCH /scim/v2/Users/{id}', status: 200, statements: 2, connections: 1 },
+    ];
+    const [operation] = mirroredOperations([summary('user-patch', 1000), summary('scim-patch', 900)], statements);
+    expect(operation.statements).toEqual([{ request: 'PATCH /scim/v2/Users/{id}', count: 2 }]);
+    expect(checkMirroredOperations([operation]).map((check) => [check.what, check.ok])).toEqual([['scim-patch: service throughput, against user-patch', true]]);
+  });
+
   it('checks a scenario without a lean counterpart for its failures only, never against a lean side it did not run', () => {
     const checksOf = (non2xx: number) => checkTargets([summary('scim-patch', 500, non2xx)], {}, undefined, []).filter((check) => check.what.startsWith('scim-patch'));
     expect(checksOf(0).map((check) => [check.what, check.ok])).toEqual([['scim-patch: service non-2xx + errors', true]]);
