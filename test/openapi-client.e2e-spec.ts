@@ -215,7 +215,7 @@ describe('OpenAPI document as a typed client sees it', () => {
 function typedCallsElsewhere(): Set<string> {
   const files = readdirSync(__dirname).filter((name) => name.endsWith('.e2e-spec.ts') && name !== basename(__filename));
   const typed = files.map((name) => readFileSync(join(__dirname, name), 'utf8')).filter((source) => source.includes("from './client/schema'"));
-  return new Set([...typed.join('\n').matchAll(/\.(GET|POST|PUT|PATCH|DELETE)\(\s*'(\/api\/[^']+)'/g)].map((match) => `${match[1]} ${match[2]}`));
+  return new Set([...typed.join('\n').matchAll(/\.(GET|POST|PUT|PATCH|DELETE)\(\s*'(\/(?:api|scim)\/[^']+)'/g)].map((match) => `${match[1]} ${match[2]}`));
 }
 
 /** The first line where two texts part, with its neighbours, for the failure message. */

@@ -462,6 +462,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scim/v2/Users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM: list users
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     The users a filter keeps (RFC 7644 §3.4.2.2: eq ne co sw ew pr gt ge lt le, and or not, value paths; on id, userName, externalId, displayName, active, name.givenName, name.familyName, emails (value, type, primary), meta.created, meta.lastModified), in creation order, a page from startIndex (1-based) of count (at most 100; 0: totalResults alone). Nothing matching is 200 with an empty list. `userName eq`, `externalId eq` and `id eq` are index lookups.
+         */
+        get: operations["scimListUsers"];
+        put?: never;
+        /**
+         * SCIM: create user
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     Creates a directory user from a SCIM User (RFC 7643 §4.1 with the enterprise extension). A taken userName (compared by Unicode case folding) or externalId is 409 uniqueness: a provider retrying after a timeout then finds the user with `filter=userName eq "…"`. Audited as `user.created`.
+         */
+        post: operations["scimCreateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM: get user
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     One user as a SCIM User, with its ETag (meta.version); 304 to an If-None-Match holding it.
+         */
+        get: operations["scimGetUser"];
+        /**
+         * SCIM: replace user
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     Replaces the user's attributes with the body's (RFC 7644 §3.5.1); `active` left out keeps its value, the departments (groups) stay. A body equal to the stored user changes nothing. Audited as `user.updated` with the fields that changed.
+         */
+        put: operations["scimReplaceUser"];
+        post?: never;
+        /**
+         * SCIM: delete user
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     Deletes the user and its memberships; afterwards it is 404 to every method. Audited as `user.deleted`.
+         */
+        delete: operations["scimDeleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * SCIM: update user
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     Applies a PatchOp (RFC 7644 §3.5.2): add, replace, remove in any letter case, with or without path, value filters (`emails[type eq "work"].value`), "True"/"False" for booleans. Answers 200 with the user. Audited as `user.updated` with the fields that changed.
+         */
+        patch: operations["scimPatchUser"];
+        trace?: never;
+    };
+    "/scim/v2/ServiceProviderConfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM: service provider configuration
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     PATCH, filter (at most 100 results a page) and ETags supported; bulk, sort and changePassword not.
+         */
+        get: operations["scimServiceProviderConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/ResourceTypes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM: resource types
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     User and Group, with their schemas and extensions.
+         */
+        get: operations["scimListResourceTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/ResourceTypes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM: resource type
+         * @description **Required scope:** `admin.v1.scim.provision`
+         */
+        get: operations["scimGetResourceType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM: schemas
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     The core User (without password), the enterprise User extension, the core Group and the workspace Group extension.
+         */
+        get: operations["scimListSchemas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Schemas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM: schema
+         * @description **Required scope:** `admin.v1.scim.provision`
+         */
+        get: operations["scimGetSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1220,6 +1394,26 @@ export interface components {
             items: components["schemas"]["UserDto"][];
             /** @description Pass as page_token (with the same recursive) for the next page; null on the last page. */
             next_page_token: string | null;
+        };
+        ScimErrorDto: {
+            /**
+             * @example [
+             *       "urn:ietf:params:scim:api:messages:2.0:Error"
+             *     ]
+             */
+            schemas: string[];
+            /**
+             * @description The HTTP status, as a string.
+             * @example 404
+             */
+            status: string;
+            /**
+             * @description RFC 7644 §3.12: why a 400 or 409 was refused.
+             * @enum {string}
+             */
+            scimType?: "invalidFilter" | "tooMany" | "uniqueness" | "mutability" | "invalidSyntax" | "invalidPath" | "noTarget" | "invalidValue" | "invalidVers" | "sensitive";
+            /** @description Human-readable explanation. */
+            detail: string;
         };
     };
     responses: never;
@@ -5188,6 +5382,1690 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    scimListUsers: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 0 to 100 (default 100; above 100 is 100). */
+                count?: number;
+                /** @description 1-based index of the first result (default 1; below 1 is 1). */
+                startIndex?: number;
+                /** @description A SCIM filter, e.g. `userName eq "ann.lee@example.com"`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of users. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+                        totalResults: number;
+                        startIndex: number;
+                        itemsPerPage: number;
+                        Resources: ({
+                            schemas: string[];
+                            /** Format: uuid */
+                            id: string;
+                            externalId?: string;
+                            userName?: string;
+                            name?: {
+                                givenName?: string;
+                                familyName?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            displayName?: string;
+                            emails?: ({
+                                value?: string;
+                                type?: string;
+                                primary?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            active?: boolean;
+                            /** @description readOnly: the user's departments. */
+                            groups?: {
+                                /** Format: uuid */
+                                value: string;
+                                type?: string;
+                            }[];
+                            meta?: {
+                                /** @enum {string} */
+                                resourceType: "User";
+                                /** Format: date-time */
+                                created: string;
+                                /** Format: date-time */
+                                lastModified: string;
+                                location: string;
+                                /** @description A weak entity tag of the revision: W/"<revision>". */
+                                version: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: The filter does not parse or names an attribute that cannot be filtered on (invalidFilter), or startIndex or count is no integer; scimType says which (invalidValue, invalidSyntax, invalidPath, noTarget, mutability). */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimCreateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": {
+                    [key: string]: unknown;
+                };
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The user as created. */
+            201: {
+                headers: {
+                    /** @description meta.version: W/"<revision>". */
+                    ETag: string;
+                    /** @description meta.location */
+                    Location: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                        /** Format: uuid */
+                        id: string;
+                        externalId?: string;
+                        userName?: string;
+                        name?: {
+                            givenName?: string;
+                            familyName?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        displayName?: string;
+                        emails?: ({
+                            value?: string;
+                            type?: string;
+                            primary?: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        active?: boolean;
+                        /** @description readOnly: the user's departments. */
+                        groups?: {
+                            /** Format: uuid */
+                            value: string;
+                            type?: string;
+                        }[];
+                        meta?: {
+                            /** @enum {string} */
+                            resourceType: "User";
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            lastModified: string;
+                            location: string;
+                            /** @description A weak entity tag of the revision: W/"<revision>". */
+                            version: string;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: The body is no User, userName is missing, or a value has the wrong type or length; scimType says which (invalidValue, invalidSyntax, invalidPath, noTarget, mutability).
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `USER_NAME_CONFLICT`: userName or externalId belongs to another user (scimType uniqueness). */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimGetUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the client holds: 304 when it is still current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The user's id (its user_id in the REST API). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    /** @description meta.version: W/"<revision>". */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                        /** Format: uuid */
+                        id: string;
+                        externalId?: string;
+                        userName?: string;
+                        name?: {
+                            givenName?: string;
+                            familyName?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        displayName?: string;
+                        emails?: ({
+                            value?: string;
+                            type?: string;
+                            primary?: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        active?: boolean;
+                        /** @description readOnly: the user's departments. */
+                        groups?: {
+                            /** Format: uuid */
+                            value: string;
+                            type?: string;
+                        }[];
+                        meta?: {
+                            /** @enum {string} */
+                            resourceType: "User";
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            lastModified: string;
+                            location: string;
+                            /** @description A weak entity tag of the revision: W/"<revision>". */
+                            version: string;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description If-None-Match holds the current ETag. */
+            304: {
+                headers: {
+                    /** @description meta.version: W/"<revision>". */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no user with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimReplaceUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The user's id (its user_id in the REST API). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": {
+                    [key: string]: unknown;
+                };
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The user as stored now. */
+            200: {
+                headers: {
+                    /** @description meta.version: W/"<revision>". */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                        /** Format: uuid */
+                        id: string;
+                        externalId?: string;
+                        userName?: string;
+                        name?: {
+                            givenName?: string;
+                            familyName?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        displayName?: string;
+                        emails?: ({
+                            value?: string;
+                            type?: string;
+                            primary?: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        active?: boolean;
+                        /** @description readOnly: the user's departments. */
+                        groups?: {
+                            /** Format: uuid */
+                            value: string;
+                            type?: string;
+                        }[];
+                        meta?: {
+                            /** @enum {string} */
+                            resourceType: "User";
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            lastModified: string;
+                            location: string;
+                            /** @description A weak entity tag of the revision: W/"<revision>". */
+                            version: string;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: The body is no User, userName is missing, or a value has the wrong type or length; scimType says which (invalidValue, invalidSyntax, invalidPath, noTarget, mutability).
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no user with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `USER_NAME_CONFLICT`: userName or externalId belongs to another user (scimType uniqueness). */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another version. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimDeleteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The user's id (its user_id in the REST API). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is gone. */
+            204: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no user with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another version. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimPatchUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The user's id (its user_id in the REST API). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": {
+                    [key: string]: unknown;
+                };
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The user as stored now. */
+            200: {
+                headers: {
+                    /** @description meta.version: W/"<revision>". */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                        /** Format: uuid */
+                        id: string;
+                        externalId?: string;
+                        userName?: string;
+                        name?: {
+                            givenName?: string;
+                            familyName?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        displayName?: string;
+                        emails?: ({
+                            value?: string;
+                            type?: string;
+                            primary?: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        active?: boolean;
+                        /** @description readOnly: the user's departments. */
+                        groups?: {
+                            /** Format: uuid */
+                            value: string;
+                            type?: string;
+                        }[];
+                        meta?: {
+                            /** @enum {string} */
+                            resourceType: "User";
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            lastModified: string;
+                            location: string;
+                            /** @description A weak entity tag of the revision: W/"<revision>". */
+                            version: string;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: The body is no PatchOp, a path does not parse, an operation has no target, or a value has the wrong type; scimType says which (invalidValue, invalidSyntax, invalidPath, noTarget, mutability).
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no user with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `USER_NAME_CONFLICT`: userName or externalId belongs to another user (scimType uniqueness). */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another version. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimServiceProviderConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimListResourceTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every resource type. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+                        totalResults: number;
+                        startIndex: number;
+                        itemsPerPage: number;
+                        Resources: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimGetResourceType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `User` or `Group`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource type. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: No resource type has this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimListSchemas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every schema. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+                        totalResults: number;
+                        startIndex: number;
+                        itemsPerPage: number;
+                        Resources: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimGetSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The schema's URN, e.g. `urn:ietf:params:scim:schemas:core:2.0:User`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: No schema has this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
                 };
             };
         };

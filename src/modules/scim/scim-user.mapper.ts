@@ -1,6 +1,7 @@
 import type { UserRow } from '../users/users.repository';
 import { SCIM_BASE_PATH } from './scim-http';
-import { ENTERPRISE_USER_SCHEMA, isScimObject, USER_SCHEMA, type ScimObject } from './scim-user-attributes';
+import { SCIM_SCHEMA } from './protocol/schemas';
+import { isScimObject, type ScimObject } from './scim-user-attributes';
 import { mappedEmailIndex } from './scim-user-values';
 import { scimVersion } from './scim-version';
 
@@ -14,11 +15,11 @@ export const scimUserLocation = (baseUrl: string, id: string) => `${baseUrl}${SC
  * `emails` (a `work` entry marked primary when no written entry holds it).
  */
 export function toScimUser(row: UserRow, baseUrl: string): ScimObject {
-  const { name: keptName, emails: keptEmails, [ENTERPRISE_USER_SCHEMA]: enterprise, ...kept } = row.scimAttributes as ScimObject;
+  const { name: keptName, emails: keptEmails, [SCIM_SCHEMA.enterpriseUser]: enterprise, ...kept } = row.scimAttributes as ScimObject;
   const name = withoutNulls({ ...(isScimObject(keptName) ? keptName : {}), givenName: row.givenName, familyName: row.familyName });
   const emails = emailsOf(row.email, Array.isArray(keptEmails) ? (keptEmails as ScimObject[]) : []);
   return withoutNulls({
-    schemas: isScimObject(enterprise) ? [USER_SCHEMA, ENTERPRISE_USER_SCHEMA] : [USER_SCHEMA],
+    schemas: isScimObject(enterprise) ? [SCIM_SCHEMA.user, SCIM_SCHEMA.enterpriseUser] : [SCIM_SCHEMA.user],
     id: row.id,
     externalId: row.externalId,
     userName: row.userName,
@@ -28,7 +29,7 @@ export function toScimUser(row: UserRow, baseUrl: string): ScimObject {
     emails: emails.length > 0 ? emails : null,
     active: row.active,
     groups: row.departmentIds.length > 0 ? row.departmentIds.map((id) => ({ value: id, type: 'direct' })) : null,
-    ...(isScimObject(enterprise) ? { [ENTERPRISE_USER_SCHEMA]: enterprise } : {}),
+    ...(isScimObject(enterprise) ? { [SCIM_SCHEMA.enterpriseUser]: enterprise } : {}),
     meta: {
       resourceType: 'User',
       created: row.createdAt.toISOString(),

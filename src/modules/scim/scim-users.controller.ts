@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Req, Res, UseInterceptors } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
 import { RequireScope } from '../../common/auth/auth.decorators';
@@ -13,13 +13,16 @@ import { AppConfig } from '../../config/app-config';
 import type { UserRow } from '../users/users.repository';
 import { UsersError } from '../users/users.errors';
 import { ScimErrorDto } from './dto/scim-error.dto';
-import { SCIM_USER_SCHEMA } from './dto/scim-user.schema';
+import { SCIM_USER_SCHEMA, scimListResponseSchema } from './dto/scim-user.schema';
+import { scimListResponse } from './protocol/list-paging';
+import { badScimRequest } from './protocol/scim-error';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
 import { SCIM_MEDIA_TYPE } from './scim-http';
 import { ScimScope } from './scim.scopes';
-import { ENTERPRISE_USER_SCHEMA, USER_SCHEMA, type ScimObject } from './scim-user-attributes';
+import { SCIM_SCHEMA } from './protocol/schemas';
+import type { ScimObject } from './scim-user-attributes';
 import { toScimUser } from './scim-user.mapper';
-import { PATCH_OP_SCHEMA } from './scim-user-patch';
+import { SCIM_PATCH_OP_SCHEMA } from './protocol/patch-ops';
 import { ScimUsersService } from './scim-users.service';
 
 const ID_PARAM = { name: 'id', description: 'The user\'s id (its user_id in the REST API).' };
@@ -31,13 +34,13 @@ const IF_MATCH = {
   description: 'meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any.',
 };
 const NEW_USER_EXAMPLE = {
-  schemas: [USER_SCHEMA, ENTERPRISE_USER_SCHEMA],
+  schemas: [SCIM_SCHEMA.user, SCIM_SCHEMA.enterpriseUser],
   userName: 'ann.lee@example.com',
   externalId: 'ann-lee',
   name: { givenName: 'Ann', familyName: 'Lee' },
   emails: [{ value: 'ann.lee@example.com', type: 'work', primary: true }],
   active: true,
-  [ENTERPRISE_USER_SCHEMA]: { department: 'Research' },
+  [SCIM_SCHEMA.enterpriseUser]: { department: 'Research' },
 };
 const BAD_REQUEST = (what: string) =>
   [ErrorCode.VALIDATION_FAILED, `${what}; scimType says which (invalidValue, invalidSyntax, invalidPath, noTarget, mutability).`] as [ErrorCode, string];
@@ -78,6 +81,39 @@ export class ScimUsersController {
     const resource = this.answer(await this.users.create(principal.organizationId, body, actor), request, response);
     response.setHeader('Location', (resource.meta as { location: string }).location);
     return resource;
+  }
+
+  @Get()
+  @RequireScope(ScimScope.Provision)
+  @ApiOperation({
+    operationId: 'scimListUsers',
+    summary: 'SCIM: list users',
+    description:
+      'The users a filter keeps (RFC 7644 §3.4.2.2: eq ne co sw ew pr gt ge lt le, and or not, value paths; on id, userName, externalId, displayName, ' +
+      'active, name.givenName, name.familyName, emails (value, type, primary), meta.created, meta.lastModified), in creation order, a page from ' +
+      'startIndex (1-based) of count (at most 100; 0: totalResults alone). Nothing matching is 200 with an empty list. `userName eq`, `externalId eq` ' +
+      'and `id eq` are index lookups.',
+  })
+  @ApiQuery({ name: 'filter', required: false, schema: { type: 'string' }, description: 'A SCIM filter, e.g. `userName eq "ann.lee@example.com"`.' })
+  @ApiQuery({ name: 'startIndex', required: false, schema: { type: 'integer' }, description: '1-based index of the first result (default 1; below 1 is 1).' })
+  @ApiQuery({ name: 'count', required: false, schema: { type: 'integer' }, description: 'Results per page, 0 to 100 (default 100; above 100 is 100).' })
+  @ApiResponse({ status: HttpStatus.OK, description: 'One page of users.', content: { [SCIM_MEDIA_TYPE]: { schema: scimListResponseSchema(SCIM_USER_SCHEMA) } } })
+  @ApiErrorResponses(BAD_REQUEST('The filter does not parse or names an attribute that cannot be filtered on (invalidFilter), or startIndex or count is no integer'))
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query('filter') filter: unknown,
+    @Query('startIndex') startIndex: unknown,
+    @Query('count') count: unknown,
+    @Req() request: Request,
+  ) {
+    if (filter !== undefined && typeof filter !== 'string') throw badScimRequest('invalidFilter', 'Send one filter parameter.');
+    const { page, total, rows } = await this.users.list(principal.organizationId, { filter, startIndex, count });
+    const baseUrl = publicBaseUrl(this.config, request);
+    return scimListResponse(
+      rows.map((row) => toScimUser(row, baseUrl)),
+      total,
+      page,
+    );
   }
 
   @Get(':id')
@@ -139,8 +175,8 @@ export class ScimUsersController {
   @ApiBody({
     schema: { type: 'object', additionalProperties: true },
     examples: {
-      deactivate: { summary: 'Deactivate', value: { schemas: [PATCH_OP_SCHEMA], Operations: [{ op: 'replace', value: { active: false } }] } },
-      email: { summary: 'Replace the work email', value: { schemas: [PATCH_OP_SCHEMA], Operations: [{ op: 'Replace', path: 'emails[type eq "work"].value', value: 'ann@example.com' }] } },
+      deactivate: { summary: 'Deactivate', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'replace', value: { active: false } }] } },
+      email: { summary: 'Replace the work email', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'Replace', path: 'emails[type eq "work"].value', value: 'ann@example.com' }] } },
     },
   })
   @ApiResponse({ status: HttpStatus.OK, description: 'The user as stored now.', content: USER_CONTENT, headers: ETAG })

@@ -5,7 +5,11 @@ import { ErrorCode } from '../../common/errors/error-code';
 import { lowerCaseUuid } from '../../common/validation/string-rules';
 import type { UserRow } from '../users/users.repository';
 import { UsersService, type UserRewrite } from '../users/users.service';
+import { Prisma } from '../../generated/prisma/client';
+import { scimFilterSql } from './protocol/filter-sql';
+import { readScimPage, type ScimPage } from './protocol/list-paging';
 import { canonicalUser } from './scim-user-attributes';
+import { USER_FILTER_ATTRIBUTES } from './scim-users.repository';
 import { toScimUser } from './scim-user.mapper';
 import { patchedUser } from './scim-user-patch';
 import { scimUserValues } from './scim-user-values';
@@ -40,6 +44,17 @@ export class ScimUsersService {
       },
       actor,
     );
+  }
+
+  /**
+   * GET /Users: the users the filter keeps (all without one), translated to SQL and counted there
+   * (no organization's users are read into memory), one page of them from startIndex.
+   */
+  async list(organizationId: string, query: { filter?: string; startIndex?: unknown; count?: unknown }): Promise<{ page: ScimPage; total: number; rows: UserRow[] }> {
+    const page = readScimPage(query);
+    const condition = query.filter === undefined ? Prisma.sql`TRUE` : scimFilterSql(query.filter, USER_FILTER_ATTRIBUTES);
+    const { total, rows } = await this.users.matching(organizationId, condition, page.offset, page.count);
+    return { page, total, rows };
   }
 
   get(organizationId: string, id: string): Promise<UserRow> {

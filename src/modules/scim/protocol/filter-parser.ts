@@ -60,6 +60,18 @@ export function parsePatchPath(text: string): PatchPath {
   return patchPath;
 }
 
+/** `text` read as `[uri ":"] name ["." subAttribute]`, or undefined when it is not one. */
+export function readAttributePath(text: string): AttributePath | undefined {
+  const groups = ATTRIBUTE_PATH.exec(text)?.groups;
+  if (groups === undefined) return undefined;
+  return {
+    ...(groups.uri === undefined ? {} : { uri: groups.uri }),
+    name: groups.name,
+    ...(groups.subAttribute === undefined ? {} : { subAttribute: groups.subAttribute }),
+    text,
+  };
+}
+
 type Token =
   | { kind: 'word'; text: string; at: number; end: number }
   | { kind: 'string'; value: string; at: number; end: number }
@@ -193,14 +205,9 @@ class Parser {
   }
 
   private attributePath(token: Token & { kind: 'word' }): AttributePath {
-    const groups = ATTRIBUTE_PATH.exec(token.text)?.groups;
-    if (groups === undefined) throw this.failure(`"${token.text}" at character ${token.at + 1} is not an attribute path`);
-    return {
-      ...(groups.uri === undefined ? {} : { uri: groups.uri }),
-      name: groups.name,
-      ...(groups.subAttribute === undefined ? {} : { subAttribute: groups.subAttribute }),
-      text: token.text,
-    };
+    const path = readAttributePath(token.text);
+    if (path === undefined) throw this.failure(`"${token.text}" at character ${token.at + 1} is not an attribute path`);
+    return path;
   }
 
   private word(expected: string): Token & { kind: 'word' } {

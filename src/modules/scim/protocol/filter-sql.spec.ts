@@ -1,7 +1,6 @@
 import { Prisma } from '../../../generated/prisma/client';
 import { parseScimFilter } from './filter-parser';
 import { filterAttributes, scimFilterSql } from './filter-sql';
-import { ScimError } from './scim-error';
 
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
@@ -34,15 +33,6 @@ function sqlOf(filter: string) {
   return { text: sql.text, values: sql.values };
 }
 
-function failureOf(filter: string): ScimError {
-  try {
-    scimFilterSql(filter, USERS);
-  } catch (error) {
-    if (error instanceof ScimError) return error;
-    throw error;
-  }
-  throw new Error('expected a ScimError');
-}
 
 describe('scimFilterSql', () => {
   describe('the examples of RFC 7644 §3.4.2.2', () => {
@@ -104,7 +94,7 @@ describe('scimFilterSql', () => {
 
   it('reads an extension attribute under its schema URN only', () => {
     expect(sqlOf(`${ENTERPRISE}:employeeNumber eq "701984"`)).toEqual({ text: 'u.employee_number = $1', values: ['701984'] });
-    expect(failureOf('employeeNumber eq "701984"')).toMatchObject({ detail: 'The filter names "employeeNumber", an attribute that cannot be filtered on.' });
+    expect(() => sqlOf('employeeNumber eq "701984"')).toThrow(expect.objectContaining({ detail: 'The filter names "employeeNumber", an attribute that cannot be filtered on.' }));
   });
 
   it('compares a caseExact attribute as written (externalId)', () => {
@@ -138,11 +128,11 @@ describe('scimFilterSql', () => {
     });
 
     it.each(['active eq "yes"', 'active eq "true"', 'active eq 1'])('refuse another value: %s', (filter) => {
-      expect(failureOf(filter)).toMatchObject({ status: 400, scimType: 'invalidFilter', detail: expect.stringMatching(/^"active" is a boolean: compare it with true or false/) });
+      expect(() => sqlOf(filter)).toThrow(expect.objectContaining({ status: 400, scimType: 'invalidFilter', detail: expect.stringMatching(/^"active" is a boolean: compare it with true or false/) }));
     });
 
     it.each(['gt', 'ge', 'lt', 'le', 'co', 'sw', 'ew'])('refuse %s', (op) => {
-      expect(failureOf(`active ${op} true`)).toMatchObject({ status: 400, scimType: 'invalidFilter', detail: `"${op}" does not apply to the boolean "active": use eq, ne or pr.` });
+      expect(() => sqlOf(`active ${op} true`)).toThrow(expect.objectContaining({ status: 400, scimType: 'invalidFilter', detail: `"${op}" does not apply to the boolean "active": use eq, ne or pr.` }));
     });
   });
 
@@ -161,28 +151,28 @@ describe('scimFilterSql', () => {
     });
 
     it('refuse a value that is no string', () => {
-      expect(failureOf('id eq 12')).toMatchObject({ scimType: 'invalidFilter', detail: '"id" is an id: compare it with a string in double quotes, not 12.' });
+      expect(() => sqlOf('id eq 12')).toThrow(expect.objectContaining({ scimType: 'invalidFilter', detail: '"id" is an id: compare it with a string in double quotes, not 12.' }));
     });
   });
 
   describe('date-times', () => {
     it('refuse a text that is not a date-time with a time zone', () => {
       for (const value of ['yesterday', '2011-05-13', '2011-05-13T04:42:34', '2011-02-30T00:00:00Z']) {
-        expect(failureOf(`meta.lastModified gt "${value}"`)).toMatchObject({ status: 400, scimType: 'invalidFilter', detail: expect.stringContaining('is a date-time') });
+        expect(() => sqlOf(`meta.lastModified gt "${value}"`)).toThrow(expect.objectContaining({ status: 400, scimType: 'invalidFilter', detail: expect.stringContaining('is a date-time') }));
       }
     });
 
     it('refuse co, sw and ew', () => {
-      expect(failureOf('meta.lastModified co "2011"')).toMatchObject({ detail: '"co" does not apply to the date-time "meta.lastModified": use eq, ne, gt, ge, lt, le or pr.' });
+      expect(() => sqlOf('meta.lastModified co "2011"')).toThrow(expect.objectContaining({ detail: '"co" does not apply to the date-time "meta.lastModified": use eq, ne, gt, ge, lt, le or pr.' }));
     });
   });
 
   it('refuses a number compared with a string attribute', () => {
-    expect(failureOf('userName eq 12')).toMatchObject({ scimType: 'invalidFilter', detail: '"userName" is a string: compare it with a string in double quotes, not 12.' });
+    expect(() => sqlOf('userName eq 12')).toThrow(expect.objectContaining({ scimType: 'invalidFilter', detail: '"userName" is a string: compare it with a string in double quotes, not 12.' }));
   });
 
   it('refuses gt on null', () => {
-    expect(failureOf('title gt null')).toMatchObject({ scimType: 'invalidFilter', detail: '"gt" does not compare with null ("title"): only eq and ne do.' });
+    expect(() => sqlOf('title gt null')).toThrow(expect.objectContaining({ scimType: 'invalidFilter', detail: '"gt" does not compare with null ("title"): only eq and ne do.' }));
   });
 
   describe('multi-valued attributes', () => {
@@ -212,12 +202,12 @@ describe('scimFilterSql', () => {
     });
 
     it('refuses a sub-attribute the map does not list, naming it', () => {
-      expect(failureOf('emails[display eq "x"]')).toMatchObject({ scimType: 'invalidFilter', detail: 'The filter names "emails.display", an attribute that cannot be filtered on.' });
-      expect(failureOf('emails.display eq "x"')).toMatchObject({ detail: 'The filter names "emails.display", an attribute that cannot be filtered on.' });
+      expect(() => sqlOf('emails[display eq "x"]')).toThrow(expect.objectContaining({ scimType: 'invalidFilter', detail: 'The filter names "emails.display", an attribute that cannot be filtered on.' }));
+      expect(() => sqlOf('emails.display eq "x"')).toThrow(expect.objectContaining({ detail: 'The filter names "emails.display", an attribute that cannot be filtered on.' }));
     });
 
     it('refuses a value filter on an attribute that is not multi-valued', () => {
-      expect(failureOf('title[value eq "x"]')).toMatchObject({ scimType: 'invalidFilter', detail: '"title" is not a multi-valued attribute: a value filter ("title[…]") does not apply to it.' });
+      expect(() => sqlOf('title[value eq "x"]')).toThrow(expect.objectContaining({ scimType: 'invalidFilter', detail: '"title" is not a multi-valued attribute: a value filter ("title[…]") does not apply to it.' }));
     });
   });
 
@@ -225,12 +215,12 @@ describe('scimFilterSql', () => {
     'refuses an attribute the map does not list: %s',
     (filter) => {
       const named = filter.split(/[ [(]/)[0];
-      expect(failureOf(filter)).toMatchObject({ status: 400, scimType: 'invalidFilter', detail: `The filter names "${named}", an attribute that cannot be filtered on.` });
+      expect(() => sqlOf(filter)).toThrow(expect.objectContaining({ status: 400, scimType: 'invalidFilter', detail: `The filter names "${named}", an attribute that cannot be filtered on.` }));
     },
   );
 
   it('refuses a filter that does not parse: 400 invalidFilter', () => {
-    expect(failureOf('userName eq')).toMatchObject({ status: 400, scimType: 'invalidFilter' });
+    expect(() => sqlOf('userName eq')).toThrow(expect.objectContaining({ status: 400, scimType: 'invalidFilter' }));
   });
 
   it('takes a filter parsed already, so that a caller can look at it first', () => {

@@ -278,26 +278,35 @@ export function serviceProviderConfigDocument(scimBaseUrl: string) {
   return { schemas: [SCIM_SCHEMA.serviceProviderConfig], ...SERVICE_PROVIDER_CONFIG, meta: discoveryMeta('ServiceProviderConfig', `${scimBaseUrl}/ServiceProviderConfig`) };
 }
 
-/** The attributes every resource has (RFC 7643 §3.1), in no schema's list. */
-const COMMON_ATTRIBUTES = ['schemas', 'id', 'externalId', 'meta', 'meta.resourceType', 'meta.created', 'meta.lastModified', 'meta.location', 'meta.version'];
+export type ScimReturned = ScimAttributeDefinition['returned'];
+
+/** The attributes every resource has (RFC 7643 §3.1), in no schema's list; `schemas` is no attribute but always there. */
+const COMMON_ATTRIBUTES: readonly [string, ScimReturned][] = [
+  ['schemas', 'always'],
+  ['id', 'always'],
+  ['externalId', 'default'],
+  ['meta', 'default'],
+  ...['resourceType', 'created', 'lastModified', 'location', 'version'].map((name): [string, ScimReturned] => [`meta.${name}`, 'default']),
+];
 
 /**
- * Every attribute path a resource of `resourceType` may hold, lower-cased: the common ones, the core
- * schema's (`username`, `name.givenname`), each extension's URN and its attributes under it
- * (`urn:…:enterprise:2.0:user:manager.value`). What a client writes outside it is ignored.
+ * Every attribute path a resource of `resourceType` may hold, lower-cased, with when it is
+ * returned: the common ones, the core schema's (`username`, `name.givenname`), each extension's
+ * URN and its attributes under it (`urn:…:enterprise:2.0:user:manager.value`). What a client
+ * writes outside it is ignored, and nothing outside it is returned.
  */
-export function advertisedAttributeNames(resourceType: ScimResourceTypeDefinition): ReadonlySet<string> {
-  const names = new Set(COMMON_ATTRIBUTES.map((name) => name.toLowerCase()));
+export function advertisedAttributes(resourceType: ScimResourceTypeDefinition): ReadonlyMap<string, ScimReturned> {
+  const advertised = new Map(COMMON_ATTRIBUTES.map(([name, returned]) => [name.toLowerCase(), returned]));
   const add = (prefix: string, attributes: ScimAttributeDefinition[]) => {
-    for (const { name, subAttributes } of attributes) {
-      names.add(`${prefix}${name}`.toLowerCase());
-      for (const sub of subAttributes ?? []) names.add(`${prefix}${name}.${sub.name}`.toLowerCase());
+    for (const { name, returned, subAttributes } of attributes) {
+      advertised.set(`${prefix}${name}`.toLowerCase(), returned);
+      for (const sub of subAttributes ?? []) advertised.set(`${prefix}${name}.${sub.name}`.toLowerCase(), sub.returned);
     }
   };
   add('', resourceType.schema.attributes);
   for (const { schema } of resourceType.schemaExtensions) {
-    names.add(schema.id.toLowerCase());
+    advertised.set(schema.id.toLowerCase(), 'default');
     add(`${schema.id}:`, schema.attributes);
   }
-  return names;
+  return advertised;
 }
