@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import createClient, { type Client } from 'openapi-fetch';
 import request from 'supertest';
-import { useTestApp } from './support/test-app';
+import { ScimScope } from '../src/modules/scim/scim.scopes';
+import type { paths } from './client/schema';
+import { createApiKey, useTestApp, type TestTenant } from './support/test-app';
 
 const GROUPS = '/scim/v2/Groups';
 const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -19,10 +22,20 @@ type Body = Record<string, unknown>;
 describe('SCIM Groups', () => {
   // Listening, so that every answer names the same address in meta.location and $ref.
   const context = useTestApp({ listen: true });
+  /** A key holding only the SCIM scope, as an administrator issues one for an identity provider: the actor of every SCIM change here. */
+  let scimKey: TestTenant;
+  /** The typed client (test/client/schema.d.ts) with that key: each SCIM operation named by its literal path. */
+  let typed: Client<paths>;
+  beforeAll(async () => {
+    scimKey = await createApiKey(context.database, context.tenant.organizationId, [ScimScope.Provision]);
+    typed = createClient<paths>({ baseUrl: context.baseUrl, headers: { Authorization: scimKey.bearer } });
+  });
+  /** The REST API's key (every scope): users made, departments and audit events read beside SCIM. */
   const bearer = () => context.tenant.bearer;
 
+  /** A raw request with the SCIM key, for what a typed client cannot send (a body that is no JSON, headers by hand). */
   const scim = (method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    let call = request(context.baseUrl)[method](path).set('Authorization', bearer());
+    let call = request(context.baseUrl)[method](path).set('Authorization', scimKey.bearer);
     for (const [name, value] of Object.entries(headers)) call = call.set(name, value);
     if (body === undefined) return call;
     return call.set('Content-Type', 'application/scim+json').send(typeof body === 'string' ? body : JSON.stringify(body));
@@ -93,7 +106,7 @@ describe('SCIM Groups', () => {
       expect((await restUser(ann)).department_ids).toEqual([id]);
       const events = await auditOf(id);
       expect(events.map((event) => event.action)).toEqual(['department.created', 'department.member_added', 'department.member_added']);
-      expect(new Set(events.map((event) => event.actor.api_key_id))).toEqual(new Set([context.tenant.apiKeyId]));
+      expect(new Set(events.map((event) => event.actor.api_key_id))).toEqual(new Set([scimKey.apiKeyId]));
       expect(sorted(events.slice(1).map((event) => (event.changes.user_id as { new: string }).new))).toEqual(sorted([ann, bob]));
     });
 
@@ -148,7 +161,7 @@ describe('SCIM Groups', () => {
       const lean = await scim('get', `${GROUPS}/${group.id}?excludedAttributes=members`);
       expect(lean.body).toEqual({ schemas: group.schemas, id: group.id, externalId: group.externalId, displayName: group.displayName, meta: group.meta });
       const named = await scim('get', `${GROUPS}/${group.id}?attributes=displayName,members.value`);
-      expect(named.body).toEqual({ schemas: group.schemas, id: group.id, displayName: group.displayName, members: [{ value: user }], meta: group.meta });
+      expect({ etag: named.headers.etag, body: named.body }).toEqual({ etag: 'W/"1"', body: { schemas: group.schemas, id: group.id, displayName: group.displayName, members: [{ value: user }] } });
     });
 
     it('answers 404 in the SCIM error body for an unknown id, a text that is no uuid, or another organization\'s group', async () => {
@@ -374,49 +387,69 @@ describe('SCIM Groups', () => {
     it('Microsoft Entra ID: create, look up by displayName without members, Add members, Remove a member, Replace displayName, DELETE', async () => {
       const [ann, bob] = [await newUser(), await newUser()];
       const name = `Entra ${randomUUID().slice(0, 8)}`;
-      const created = await createGroup({ externalId: randomUUID(), displayName: name, meta: { resourceType: 'Group' } });
+      const created = await typed.POST('/scim/v2/Groups', { body: { externalId: randomUUID(), schemas: [GROUP_SCHEMA], displayName: name, meta: { resourceType: 'Group' } } });
+      expect(created.response.status).toBe(201);
+      const id = created.data!.id;
 
-      const lookup = await scim('get', `${GROUPS}?excludedAttributes=members&filter=${encodeURIComponent(`displayName eq "${name}"`)}`);
-      expect(lookup.status).toBe(200);
-      expect(lookup.body).toEqual({ schemas: [LIST_SCHEMA], totalResults: 1, startIndex: 1, itemsPerPage: 1, Resources: [expect.objectContaining({ id: created.id, displayName: name })] });
-      expect(lookup.body.Resources[0]).not.toHaveProperty('members');
-      expect((await scim('get', `${GROUPS}/${created.id}?excludedAttributes=members`)).status).toBe(200);
+      const lookup = await typed.GET('/scim/v2/Groups', { params: { query: { excludedAttributes: 'members', filter: `displayName eq "${name}"` } } });
+      expect(lookup.response.status).toBe(200);
+      expect(lookup.data).toEqual({ schemas: [LIST_SCHEMA], totalResults: 1, startIndex: 1, itemsPerPage: 1, Resources: [expect.objectContaining({ id, displayName: name })] });
+      expect(lookup.data!.Resources[0]).not.toHaveProperty('members');
+      const one = await typed.GET('/scim/v2/Groups/{id}', { params: { path: { id }, query: { excludedAttributes: 'members' } } });
+      expect({ status: one.response.status, etag: one.response.headers.get('ETag') }).toEqual({ status: 200, etag: 'W/"1"' });
 
-      const add = await scim('patch', `${GROUPS}/${created.id}`, { schemas: [PATCH_OP], Operations: [{ name: 'addMember', op: 'Add', path: 'members', value: [{ $ref: null, value: ann }, { $ref: null, value: bob }] }] });
-      expect(add.status).toBe(200);
-      expect(await memberIds(created.id)).toEqual(sorted([ann, bob]));
-      const member = await scim('get', `${GROUPS}?excludedAttributes=members&filter=${encodeURIComponent(`id eq "${created.id}" and members.value eq "${ann}"`)}`);
-      expect(member.body.totalResults).toBe(1);
+      const patch = (body: Body) => typed.PATCH('/scim/v2/Groups/{id}', { params: { path: { id } }, body });
+      const add = await patch({ schemas: [PATCH_OP], Operations: [{ name: 'addMember', op: 'Add', path: 'members', value: [{ $ref: null, value: ann }, { $ref: null, value: bob }] }] });
+      expect(add.response.status).toBe(200);
+      expect(await memberIds(id)).toEqual(sorted([ann, bob]));
+      const member = await typed.GET('/scim/v2/Groups', { params: { query: { excludedAttributes: 'members', filter: `id eq "${id}" and members.value eq "${ann}"` } } });
+      expect(member.data!.totalResults).toBe(1);
 
-      expect((await scim('patch', `${GROUPS}/${created.id}`, { schemas: [PATCH_OP], Operations: [{ name: 'removeMember', op: 'Remove', path: 'members', value: [{ $ref: null, value: ann }] }] })).status).toBe(200);
-      expect((await scim('patch', `${GROUPS}/${created.id}`, patchOp({ op: 'Remove', path: `members[value eq "${bob}"]` }))).status).toBe(200);
-      expect(await memberIds(created.id)).toEqual([]);
+      expect((await patch({ schemas: [PATCH_OP], Operations: [{ name: 'removeMember', op: 'Remove', path: 'members', value: [{ $ref: null, value: ann }] }] })).response.status).toBe(200);
+      expect((await patch(patchOp({ op: 'Remove', path: `members[value eq "${bob}"]` }))).response.status).toBe(200);
+      expect(await memberIds(id)).toEqual([]);
 
-      const renamed = await scim('patch', `${GROUPS}/${created.id}`, patchOp({ op: 'Replace', path: 'displayName', value: `${name} renamed` }, { op: 'Replace', path: 'externalId', value: 'entra-ext' }));
-      expect(renamed.body).toMatchObject({ displayName: `${name} renamed`, externalId: 'entra-ext' });
-      expect((await scim('delete', `${GROUPS}/${created.id}`)).status).toBe(204);
-      expect((await scim('get', `${GROUPS}/${created.id}`)).status).toBe(404);
+      const renamed = await patch(patchOp({ op: 'Replace', path: 'displayName', value: `${name} renamed` }, { op: 'Replace', path: 'externalId', value: 'entra-ext' }));
+      expect(renamed.data).toMatchObject({ displayName: `${name} renamed`, externalId: 'entra-ext' });
+      expect((await typed.DELETE('/scim/v2/Groups/{id}', { params: { path: { id } } })).response.status).toBe(204);
+      expect((await typed.GET('/scim/v2/Groups/{id}', { params: { path: { id } } })).response.status).toBe(404);
+      const actions = (await auditOf(id)).map((event) => event.action);
+      expect(actions).toEqual([
+        'department.created',
+        'department.member_added',
+        'department.member_added',
+        'department.member_removed',
+        'department.member_removed',
+        'department.updated',
+        'department.deleted',
+      ]);
     });
 
     it('Okta: connection test, Push Groups (POST with members, rename by path-less replace with the id, replace/add/remove members), and PUT of older integrations', async () => {
-      expect((await scim('get', `${GROUPS}?startIndex=1&count=100`)).status).toBe(200);
+      expect((await typed.GET('/scim/v2/Groups', { params: { query: { startIndex: 1, count: 100 } } })).response.status).toBe(200);
       const [ann, bob, cid] = [await newUser(), await newUser(), await newUser()];
       const name = `Okta ${randomUUID().slice(0, 8)}`;
-      const pushed = await createGroup({ displayName: name, members: [{ value: ann, display: 'ann@example.com' }] });
-      expect((await scim('get', `${GROUPS}?filter=${encodeURIComponent(`displayName eq "${name}"`)}`)).body.totalResults).toBe(1);
+      const pushed = await typed.POST('/scim/v2/Groups', { body: { schemas: [GROUP_SCHEMA], displayName: name, members: [{ value: ann, display: 'ann@example.com' }] } });
+      expect(pushed.response.status).toBe(201);
+      const id = pushed.data!.id;
+      expect((await typed.GET('/scim/v2/Groups', { params: { query: { filter: `displayName eq "${name}"` } } })).data!.totalResults).toBe(1);
 
-      const rename = await scim('patch', `${GROUPS}/${pushed.id}`, patchOp({ op: 'replace', value: { id: pushed.id, displayName: `${name} v2` } }));
-      expect(rename.body.displayName).toBe(`${name} v2`);
-      expect((await scim('patch', `${GROUPS}/${pushed.id}`, patchOp({ op: 'replace', path: 'members', value: [{ value: bob, display: 'bob@example.com' }] }))).status).toBe(200);
-      expect(await memberIds(pushed.id)).toEqual([bob]);
-      expect((await scim('patch', `${GROUPS}/${pushed.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: cid, display: 'cid@example.com' }] }))).status).toBe(200);
-      expect((await scim('patch', `${GROUPS}/${pushed.id}`, patchOp({ op: 'remove', path: `members[value eq "${bob}"]` }))).status).toBe(200);
-      expect(await memberIds(pushed.id)).toEqual([cid]);
+      const patch = (body: Body) => typed.PATCH('/scim/v2/Groups/{id}', { params: { path: { id } }, body });
+      const rename = await patch(patchOp({ op: 'replace', value: { id, displayName: `${name} v2` } }));
+      expect(rename.data!.displayName).toBe(`${name} v2`);
+      expect((await patch(patchOp({ op: 'replace', path: 'members', value: [{ value: bob, display: 'bob@example.com' }] }))).response.status).toBe(200);
+      expect(await memberIds(id)).toEqual([bob]);
+      expect((await patch(patchOp({ op: 'add', path: 'members', value: [{ value: cid, display: 'cid@example.com' }] }))).response.status).toBe(200);
+      expect((await patch(patchOp({ op: 'remove', path: `members[value eq "${bob}"]` }))).response.status).toBe(200);
+      expect(await memberIds(id)).toEqual([cid]);
 
-      const put = await scim('put', `${GROUPS}/${pushed.id}`, { schemas: [GROUP_SCHEMA], id: pushed.id, displayName: `${name} v3`, members: [{ value: ann, display: 'ann' }, { value: cid, display: 'cid' }] });
-      expect(put.status).toBe(200);
-      expect(await memberIds(pushed.id)).toEqual(sorted([ann, cid]));
-      expect((await scim('delete', `${GROUPS}/${pushed.id}`)).status).toBe(204);
+      const put = await typed.PUT('/scim/v2/Groups/{id}', {
+        params: { path: { id } },
+        body: { schemas: [GROUP_SCHEMA], id, displayName: `${name} v3`, members: [{ value: ann, display: 'ann' }, { value: cid, display: 'cid' }] },
+      });
+      expect(put.response.status).toBe(200);
+      expect(await memberIds(id)).toEqual(sorted([ann, cid]));
+      expect((await typed.DELETE('/scim/v2/Groups/{id}', { params: { path: { id } } })).response.status).toBe(204);
     });
   });
 });

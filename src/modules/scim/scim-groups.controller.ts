@@ -18,7 +18,8 @@ import { SCIM_PATCH_OP_SCHEMA } from './protocol/patch-ops';
 import { badScimRequest } from './protocol/scim-error';
 import { SCIM_SCHEMA } from './protocol/schemas';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
-import { readGroupSelection, selectGroupAttributes, selectsMembers, type GroupSelection } from './scim-group-selection';
+import type { AttributeSelection } from './protocol/attribute-selection';
+import { readGroupSelection, selectGroupAttributes, selectsMembers } from './scim-group-selection';
 import type { ScimObject } from './scim-group-values';
 import { toScimGroup } from './scim-group.mapper';
 import { ScimGroupsService, type ScimGroupRead } from './scim-groups.service';
@@ -34,7 +35,7 @@ const IF_MATCH = {
   description: 'meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any.',
 };
 const SELECTION_QUERIES = [
-  { name: 'attributes', required: false, schema: { type: 'string' as const }, description: 'Comma-separated attributes to return (RFC 7644 §3.9); schemas, id and meta always.' },
+  { name: 'attributes', required: false, schema: { type: 'string' as const }, description: 'Comma-separated attributes to return (RFC 7644 §3.9); schemas and id always.' },
   {
     name: 'excludedAttributes',
     required: false,
@@ -97,9 +98,7 @@ export class ScimGroupsController {
     @Res({ passthrough: true }) response: Response,
   ) {
     const selection = readGroupSelection(query);
-    const resource = this.answer(await this.groups.create(principal.organizationId, body, actor, selectsMembers(selection)), selection, request, response);
-    response.setHeader('Location', (resource.meta as { location: string }).location);
-    return resource;
+    return this.answer(await this.groups.create(principal.organizationId, body, actor, selectsMembers(selection)), selection, request, response);
   }
 
   @Get()
@@ -245,15 +244,17 @@ export class ScimGroupsController {
     await this.groups.delete(principal.organizationId, id, ifMatch, actor);
   }
 
-  private resource(group: ScimGroupRead, selection: GroupSelection, baseUrl: string): ScimObject {
+  private resource(group: ScimGroupRead, selection: AttributeSelection, baseUrl: string): ScimObject {
     return selectGroupAttributes(toScimGroup(group.department, group.members, baseUrl), selection);
   }
 
-  /** The group with its ETag; a GET whose If-None-Match holds the tag is answered 304 (as the Users' answer does). */
-  private answer(group: ScimGroupRead, selection: GroupSelection, request: Request, response: Response): ScimObject {
-    const resource = this.resource(group, selection, publicBaseUrl(this.config, request));
-    const etag = (resource.meta as { version: string }).version;
+  /** The group with its ETag (also when the selection leaves meta out); a GET whose If-None-Match holds the tag is answered 304 (as the Users' answer does). */
+  private answer(group: ScimGroupRead, selection: AttributeSelection, request: Request, response: Response): ScimObject {
+    const whole = toScimGroup(group.department, group.members, publicBaseUrl(this.config, request));
+    const etag = (whole.meta as { version: string }).version;
+    const resource = selectGroupAttributes(whole, selection);
     response.setHeader('ETag', etag);
+    if (request.method === 'POST') response.setHeader('Location', (whole.meta as { location: string }).location);
     if (request.method === 'GET' && ifNoneMatchHolds(request.headers['if-none-match'], etag)) Object.defineProperty(request, 'fresh', { value: true });
     return resource;
   }

@@ -4,12 +4,12 @@ import { SCIM_SCHEMA } from '../protocol/schemas';
 /**
  * A SCIM Group resource (RFC 7643 §4.2) as the directory's department, with the workspace
  * extension that names its parent. `attributes`/`excludedAttributes` may leave any of it out
- * but schemas, id and meta.
+ * but schemas and id.
  */
 export const SCIM_GROUP_SCHEMA: SchemaObject = {
   type: 'object',
   additionalProperties: false,
-  required: ['schemas', 'id', 'meta'],
+  required: ['schemas', 'id'],
   properties: {
     schemas: { type: 'array', items: { type: 'string' } },
     id: { type: 'string', format: 'uuid', description: "The department's id (department_id in the REST API)." },
