@@ -345,6 +345,23 @@ describe('SCIM Groups', () => {
       expect(await memberIds(group.id)).toEqual(sorted(users));
     });
 
+    it('changes of overlapping members in any order, beside REST member writes and a group delete, all end without a deadlock or a lost membership', async () => {
+      const [ann, bob, cid] = [await newUser(), await newUser(), await newUser()];
+      const [g1, g2, g3, doomed] = [await newGroup(), await newGroup(), await newGroup(), await newGroup({ members: [{ value: ann }, { value: bob }] })];
+      const answers = await Promise.all([
+        scim('patch', `${GROUPS}/${g1.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: ann }, { value: bob }, { value: cid }] })),
+        scim('patch', `${GROUPS}/${g2.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: cid }, { value: bob }, { value: ann }] })),
+        scim('put', `${GROUPS}/${g3.id}`, { displayName: g3.displayName, members: [{ value: bob }, { value: ann }] }),
+        scim('delete', `${GROUPS}/${doomed.id}`),
+        context.http().put(`/api/openapi/v1/departments/${g3.id}/members/${cid}`).set('Authorization', bearer()),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 204, 201]);
+      expect(await memberIds(g1.id)).toEqual(sorted([ann, bob, cid]));
+      expect(await memberIds(g2.id)).toEqual(sorted([ann, bob, cid]));
+      expect((await memberIds(g3.id)).filter((id) => id !== cid)).toEqual(sorted([ann, bob]));
+      expect(sorted((await restUser(ann)).department_ids)).toEqual(sorted([g1.id, g2.id, g3.id]));
+    });
+
     it('sees REST changes at once: a rename, a member added through the department\'s members route', async () => {
       const user = await newUser();
       const group = await newGroup();
