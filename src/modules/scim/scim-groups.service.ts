@@ -26,7 +26,7 @@ import { scimIfMatch } from './scim-version';
  * The most members one answer lists (a group's, or a page of groups' together). SCIM has no paging
  * of members, and Okta reads groups with theirs; past this a read is 400 tooMany (a provider then
  * asks with excludedAttributes=members, and tests membership with `members.value eq`), while a
- * write, already done, answers its group without members rather than fail (docs/scim.md, "Groups").
+ * write, already done, answers its group without members rather than fail (docs/scim-groups.md, "Decisions").
  */
 export const MAX_MEMBERS_PER_ANSWER = 10_000;
 
