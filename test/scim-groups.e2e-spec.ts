@@ -246,6 +246,24 @@ describe('SCIM Groups', () => {
       expect(actions.filter((action) => action === 'department.member_added')).toHaveLength(3);
     });
 
+    it('keeps the memberships\' rules: the first membership becomes primary, a removed primary gives way to the earliest remaining one, each in the audit event', async () => {
+      const user = await newUser();
+      const first = await newGroup({ members: [{ value: user }] });
+      const second = await newGroup();
+      await scim('patch', `${GROUPS}/${second.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: user }] }));
+      const before = (await context.http().get(`/api/openapi/v1/users/${user}`).set('Authorization', bearer())).body;
+      expect({ departments: before.department_ids, primary: before.primary_department_id, revision: before.revision }).toEqual({ departments: [first.id, second.id], primary: first.id, revision: 3 });
+      await scim('patch', `${GROUPS}/${first.id}`, patchOp({ op: 'remove', path: `members[value eq "${user}"]` }));
+      const after = (await context.http().get(`/api/openapi/v1/users/${user}`).set('Authorization', bearer())).body;
+      expect({ departments: after.department_ids, primary: after.primary_department_id, revision: after.revision }).toEqual({ departments: [second.id], primary: second.id, revision: 4 });
+      const events = await auditOf(first.id);
+      expect(events.map((event) => [event.action, event.changes])).toEqual([
+        ['department.created', expect.anything()],
+        ['department.member_added', { user_id: { old: null, new: user }, primary_department_id: { old: null, new: first.id } }],
+        ['department.member_removed', { user_id: { old: user, new: null }, primary_department_id: { old: first.id, new: second.id } }],
+      ]);
+    });
+
     it('PATCH replace displayName and externalId (path or path-less object), audited as department.updated; the version follows the revision', async () => {
       const group = await newGroup();
       const renamed = await scim('patch', `${GROUPS}/${group.id}`, patchOp({ op: 'replace', path: 'displayName', value: 'Renamed' }, { op: 'replace', value: { externalId: 'ext-renamed' } }));

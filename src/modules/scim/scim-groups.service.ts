@@ -46,8 +46,9 @@ export interface ScimGroupPage {
  * SCIM's Groups (RFC 7644 §3) as the directory's departments: every department change goes through
  * DepartmentsService (sibling names, the depth limit, the tree lock of a move, revisions, the audit
  * event in the change's statement) and every membership change through MembershipsRepository's
- * add and remove (the limit of departments per user, the primary department, the user's revision,
- * department.member_added/removed), each in the request's one transaction.
+ * set-based addMany and removeMany (the rules of its add and remove: the limit of departments per
+ * user, the primary department, the user's revision, department.member_added/removed), all in the
+ * request's one transaction.
  *
  * A change of members locks the users it adds or removes first, in id order, then the department
  * (SHARE: concurrent member changes of one group all land; a rename, move or delete waits), the
@@ -163,16 +164,15 @@ export class ScimGroupsService {
     unknownMembers(userIds, await this.groups.lockUsers(organizationId, userIds));
   }
 
-  /** Each membership added or removed by the memberships' own statements; adding a member or removing a non-member changes nothing. */
+  /** The memberships added and removed, each by the memberships' set-based statements (one each); adding a member or removing a non-member changes nothing. */
   private async applyDelta(organizationId: string, departmentId: string, delta: MemberDelta, context: AuditContext): Promise<void> {
-    for (const userId of delta.add) {
-      const outcome = await this.memberships.add(organizationId, departmentId, userId, MAX_DEPARTMENTS_PER_USER, context);
-      if (outcome === undefined) throw groupNotFound(departmentId);
-      if (outcome === 'limit_reached') {
-        throw badScimRequest('invalidValue', `members: user ${userId} is already a member of ${MAX_DEPARTMENTS_PER_USER} groups (departments), the most a user may have.`);
+    if (delta.add.length > 0) {
+      const { limitReached } = await this.memberships.addMany(organizationId, departmentId, delta.add, MAX_DEPARTMENTS_PER_USER, context);
+      if (limitReached.length > 0) {
+        throw badScimRequest('invalidValue', `members: user ${limitReached[0]} is already a member of ${MAX_DEPARTMENTS_PER_USER} groups (departments), the most a user may have.`);
       }
     }
-    for (const userId of delta.remove) await this.memberships.remove(organizationId, departmentId, userId, context);
+    if (delta.remove.length > 0) await this.memberships.removeMany(organizationId, departmentId, delta.remove, context);
   }
 
   private async lockedDepartment(organizationId: string, departmentId: string, mode: 'share' | 'update', requirement: RevisionRequirement): Promise<void> {
