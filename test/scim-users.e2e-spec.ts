@@ -46,7 +46,7 @@ describe('SCIM Users', () => {
     const { data, response, error } = await scim.PATCH('/scim/v2/Users/{id}', { params: { path: { id }, header: ifMatch ? { 'If-Match': ifMatch } : {} }, body: body as Resource });
     return { status: response.status, user: data as Resource, error: error as Resource | undefined, etag: response.headers.get('ETag') };
   };
-  const list = async (query: { filter?: string; startIndex?: number; count?: number }) => {
+  const list = async (query: { filter?: string; startIndex?: number; count?: number; attributes?: string; excludedAttributes?: string }) => {
     const { data, response } = await scim.GET('/scim/v2/Users', { params: { query } });
     expect({ status: response.status, contentType: response.headers.get('Content-Type') }).toEqual({ status: 200, contentType: expect.stringMatching(SCIM_JSON) });
     return data as Resource;
@@ -315,6 +315,19 @@ describe('SCIM Users', () => {
       expect(await idsOf('id eq "not-a-uuid"')).toEqual([]);
     });
 
+    it('answers the attributes asked for (with id and schemas), or all but the excluded ones', async () => {
+      const user = await create({ schemas: [USER, ENTERPRISE], userName: unique('projected'), title: 'Dr', emails: [{ value: 'p@example.com', type: 'work' }], [ENTERPRISE]: { costCenter: 'CC-9' } });
+      const one = await scim.GET('/scim/v2/Users/{id}', { params: { path: { id: user.id }, query: { attributes: 'USERNAME,emails.value' } } });
+      expect(one.data).toEqual({ schemas: [USER, ENTERPRISE], id: user.id, userName: user.userName, emails: [{ value: 'p@example.com' }] });
+      const listed = await list({ filter: `userName eq "${user.userName}"`, excludedAttributes: `meta,title,${ENTERPRISE}` });
+      expect(listed.Resources).toEqual([{ schemas: [USER, ENTERPRISE], id: user.id, userName: user.userName, emails: [{ value: 'p@example.com', type: 'work' }], active: true }]);
+      const patched = await scim.PATCH('/scim/v2/Users/{id}', {
+        params: { path: { id: user.id }, query: { attributes: 'title' } },
+        body: patchOp({ op: 'replace', path: 'title', value: 'Prof' }),
+      });
+      expect(patched.data).toEqual({ schemas: [USER, ENTERPRISE], id: user.id, title: 'Prof' });
+    });
+
     it('refuses a filter that does not parse or names what cannot be filtered on: 400 invalidFilter', async () => {
       for (const filter of ['userName eq', 'userName xx "a"', 'title eq "Dr"', 'active eq "yes"', '(userName eq "a"']) {
         expect(scimError(await raw('get', '/scim/v2/Users').query({ filter }))).toEqual({ status: 400, scimType: 'invalidFilter' });
@@ -403,6 +416,20 @@ describe('SCIM Users', () => {
     });
   });
 
+  describe('limits of the service', () => {
+    const limited = useTestApp({ overrides: { RATE_LIMIT_PER_MINUTE: 3, JSON_BODY_LIMIT_BYTES: 1024 } });
+
+    it('answers 413 and 429 in SCIM\'s error body, 429 with its Retry-After', async () => {
+      const key = await createApiKey(limited.database, limited.tenant.organizationId, [ScimScope.Provision]);
+      const tooLarge = await limited.http().post('/scim/v2/Users').set('Authorization', key.bearer).send({ userName: 'x', title: 'x'.repeat(2048) });
+      expect(scimError(tooLarge)).toEqual({ status: 413, scimType: undefined });
+      let answer = tooLarge;
+      while (answer.status !== 429) answer = await limited.http().get('/scim/v2/ServiceProviderConfig').set('Authorization', key.bearer);
+      expect(scimError(answer)).toEqual({ status: 429, scimType: undefined });
+      expect(answer.headers['retry-after']).toMatch(/^\d+$/);
+    });
+  });
+
   describe('discovery', () => {
     it('serves the service provider configuration, resource types and schemas to the SCIM key', async () => {
       const config = await scim.GET('/scim/v2/ServiceProviderConfig');
@@ -410,10 +437,10 @@ describe('SCIM Users', () => {
       expect(config.data).toMatchObject({ patch: { supported: true }, filter: { supported: true, maxResults: 100 }, etag: { supported: true }, bulk: { supported: false } });
       const types = (await scim.GET('/scim/v2/ResourceTypes')).data as Resource;
       expect(types.Resources.map((type: Resource) => type.id)).toEqual(['User', 'Group']);
-      expect((await scim.GET('/scim/v2/ResourceTypes/{id}', { params: { path: { id: 'User' } } })).data).toMatchObject({ endpoint: '/Users', schema: USER });
+      expect((await scim.GET('/scim/v2/ResourceTypes/{resourceTypeId}', { params: { path: { resourceTypeId: 'User' } } })).data).toMatchObject({ endpoint: '/Users', schema: USER });
       const schemas = (await scim.GET('/scim/v2/Schemas')).data as Resource;
       expect(schemas.Resources.map((schema: Resource) => schema.id)).toEqual(expect.arrayContaining([USER, ENTERPRISE]));
-      const user = (await scim.GET('/scim/v2/Schemas/{id}', { params: { path: { id: USER } } })).data as Resource;
+      const user = (await scim.GET('/scim/v2/Schemas/{schemaId}', { params: { path: { schemaId: USER } } })).data as Resource;
       expect(user.attributes.map((attribute: Resource) => attribute.name)).toContain('userName');
       expect(scimError(await raw('get', '/scim/v2/Schemas/urn:nope'))).toEqual({ status: 404, scimType: undefined });
     });

@@ -642,7 +642,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/scim/v2/ResourceTypes/{id}": {
+    "/scim/v2/ResourceTypes/{resourceTypeId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -684,7 +684,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/scim/v2/Schemas/{id}": {
+    "/scim/v2/Schemas/{schemaId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -5457,6 +5457,10 @@ export interface operations {
     scimListUsers: {
         parameters: {
             query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
                 /** @description Results per page, 0 to 100 (default 100; above 100 is 100). */
                 count?: number;
                 /** @description 1-based index of the first result (default 1; below 1 is 1). */
@@ -5611,7 +5615,12 @@ export interface operations {
     };
     scimCreateUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5808,7 +5817,12 @@ export interface operations {
     };
     scimGetUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
+            };
             header?: {
                 /** @description The ETag of a copy the client holds: 304 when it is still current. */
                 "If-None-Match"?: string;
@@ -5984,7 +5998,12 @@ export interface operations {
     };
     scimReplaceUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
+            };
             header?: {
                 /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
                 "If-Match"?: string;
@@ -6343,7 +6362,12 @@ export interface operations {
     };
     scimPatchUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out, e.g. `groups`. */
+                excludedAttributes?: string;
+            };
             header?: {
                 /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
                 "If-Match"?: string;
@@ -7925,8 +7949,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `User` or `Group`. */
-                id: string;
+                /** @description The resource type's id: `User` or `Group`. */
+                resourceTypeId: string;
             };
             cookie?: never;
         };
@@ -8157,8 +8181,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The schema's URN, e.g. `urn:ietf:params:scim:schemas:core:2.0:User`. */
-                id: string;
+                /** @description The schema's id, its URN, e.g. `urn:ietf:params:scim:schemas:core:2.0:User`. */
+                schemaId: string;
             };
             cookie?: never;
         };

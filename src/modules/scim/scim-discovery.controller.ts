@@ -47,13 +47,13 @@ export class ScimDiscoveryController {
     return scimListResponse(documents, documents.length, { startIndex: 1, count: documents.length, offset: 0 });
   }
 
-  @Get('ResourceTypes/:id')
+  @Get('ResourceTypes/:resourceTypeId')
   @RequireScope(ScimScope.Provision)
   @ApiOperation({ operationId: 'scimGetResourceType', summary: 'SCIM: resource type' })
-  @ApiParam({ name: 'id', description: '`User` or `Group`.' })
+  @ApiParam({ name: 'resourceTypeId', description: 'The resource type\'s id: `User` or `Group`.' })
   @ApiResponse({ status: HttpStatus.OK, description: 'The resource type.', content: DOCUMENT })
   @ApiErrorResponses([ErrorCode.NOT_FOUND, 'No resource type has this id.'])
-  resourceType(@Param('id') id: string, @Req() request: Request) {
+  resourceType(@Param('resourceTypeId') id: string, @Req() request: Request) {
     const resourceType = SCIM_RESOURCE_TYPES.find((candidate) => candidate.id === id);
     if (resourceType === undefined) throw new ScimError(HttpStatus.NOT_FOUND, `No resource type ${id}: the service has User and Group.`);
     return resourceTypeDocument(resourceType, this.scimBaseUrl(request));
@@ -68,13 +68,13 @@ export class ScimDiscoveryController {
     return scimListResponse(documents, documents.length, { startIndex: 1, count: documents.length, offset: 0 });
   }
 
-  @Get('Schemas/:id')
+  @Get('Schemas/:schemaId')
   @RequireScope(ScimScope.Provision)
   @ApiOperation({ operationId: 'scimGetSchema', summary: 'SCIM: schema' })
-  @ApiParam({ name: 'id', description: 'The schema\'s URN, e.g. `urn:ietf:params:scim:schemas:core:2.0:User`.' })
+  @ApiParam({ name: 'schemaId', description: 'The schema\'s id, its URN, e.g. `urn:ietf:params:scim:schemas:core:2.0:User`.' })
   @ApiResponse({ status: HttpStatus.OK, description: 'The schema.', content: DOCUMENT })
   @ApiErrorResponses([ErrorCode.NOT_FOUND, 'No schema has this id.'])
-  schema(@Param('id') id: string, @Req() request: Request) {
+  schema(@Param('schemaId') id: string, @Req() request: Request) {
     const schema = SCIM_SCHEMAS.find((candidate) => candidate.id.toLowerCase() === id.toLowerCase());
     if (schema === undefined) throw new ScimError(HttpStatus.NOT_FOUND, `No schema ${id}.`);
     return schemaDocument(schema, this.scimBaseUrl(request));

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
@@ -19,9 +19,11 @@ import { badScimRequest } from './protocol/scim-error';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
 import { SCIM_MEDIA_TYPE } from './scim-http';
 import { ScimScope } from './scim.scopes';
-import { SCIM_SCHEMA } from './protocol/schemas';
 import type { ScimObject } from './scim-user-attributes';
-import { toScimUser } from './scim-user.mapper';
+import { scimUserLocation, toScimUser } from './scim-user.mapper';
+import { scimVersion } from './scim-version';
+import { selectAttributes, type AttributeSelection } from './protocol/attribute-selection';
+import { SCIM_SCHEMA, USER_RESOURCE_TYPE } from './protocol/schemas';
 import { SCIM_PATCH_OP_SCHEMA } from './protocol/patch-ops';
 import { ScimUsersService } from './scim-users.service';
 
@@ -42,6 +44,12 @@ const NEW_USER_EXAMPLE = {
   active: true,
   [SCIM_SCHEMA.enterpriseUser]: { department: 'Research' },
 };
+/** RFC 7644 §3.9, on every operation that answers users. */
+const ApiAttributeSelection = () =>
+  applyDecorators(
+    ApiQuery({ name: 'attributes', required: false, schema: { type: 'string' }, description: 'Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`.' }),
+    ApiQuery({ name: 'excludedAttributes', required: false, schema: { type: 'string' }, description: 'Comma-separated attributes to leave out, e.g. `groups`.' }),
+  );
 const BAD_REQUEST = (what: string) =>
   [ErrorCode.VALIDATION_FAILED, `${what}; scimType says which (invalidValue, invalidSyntax, invalidPath, noTarget, mutability).`] as [ErrorCode, string];
 
@@ -72,15 +80,25 @@ export class ScimUsersController {
   })
   @ApiConsumes(SCIM_MEDIA_TYPE, 'application/json')
   @ApiBody({ schema: { type: 'object', additionalProperties: true }, examples: { user: { summary: 'A user', value: NEW_USER_EXAMPLE } } })
+  @ApiAttributeSelection()
   @ApiResponse({ status: HttpStatus.CREATED, description: 'The user as created.', content: USER_CONTENT, headers: { ...ETAG, Location: { description: 'meta.location', required: true, schema: { type: 'string' } } } })
   @ApiErrorResponses(BAD_REQUEST('The body is no User, userName is missing, or a value has the wrong type or length'), [
     UsersError.USER_NAME_CONFLICT,
     'userName or externalId belongs to another user (scimType uniqueness).',
   ])
-  async create(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: AuditActor, @Body() body: object, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const resource = this.answer(await this.users.create(principal.organizationId, body, actor), request, response);
-    response.setHeader('Location', (resource.meta as { location: string }).location);
-    return resource;
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentActor() actor: AuditActor,
+    @Body() body: object,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const selection = attributeSelection(attributes, excludedAttributes);
+    const row = await this.users.create(principal.organizationId, body, actor);
+    response.setHeader('Location', scimUserLocation(publicBaseUrl(this.config, request), row.id));
+    return this.answer(row, selection, request, response);
   }
 
   @Get()
@@ -97,6 +115,7 @@ export class ScimUsersController {
   @ApiQuery({ name: 'filter', required: false, schema: { type: 'string' }, description: 'A SCIM filter, e.g. `userName eq "ann.lee@example.com"`.' })
   @ApiQuery({ name: 'startIndex', required: false, schema: { type: 'integer' }, description: '1-based index of the first result (default 1; below 1 is 1).' })
   @ApiQuery({ name: 'count', required: false, schema: { type: 'integer' }, description: 'Results per page, 0 to 100 (default 100; above 100 is 100).' })
+  @ApiAttributeSelection()
   @ApiResponse({ status: HttpStatus.OK, description: 'One page of users.', content: { [SCIM_MEDIA_TYPE]: { schema: scimListResponseSchema(SCIM_USER_SCHEMA) } } })
   @ApiErrorResponses(BAD_REQUEST('The filter does not parse or names an attribute that cannot be filtered on (invalidFilter), or startIndex or count is no integer'))
   async list(
@@ -104,13 +123,16 @@ export class ScimUsersController {
     @Query('filter') filter: unknown,
     @Query('startIndex') startIndex: unknown,
     @Query('count') count: unknown,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
     @Req() request: Request,
   ) {
     if (filter !== undefined && typeof filter !== 'string') throw badScimRequest('invalidFilter', 'Send one filter parameter.');
+    const selection = attributeSelection(attributes, excludedAttributes);
     const { page, total, rows } = await this.users.list(principal.organizationId, { filter, startIndex, count });
     const baseUrl = publicBaseUrl(this.config, request);
     return scimListResponse(
-      rows.map((row) => toScimUser(row, baseUrl)),
+      rows.map((row) => selectAttributes(toScimUser(row, baseUrl), selection, USER_RESOURCE_TYPE)),
       total,
       page,
     );
@@ -121,11 +143,20 @@ export class ScimUsersController {
   @ApiOperation({ operationId: 'scimGetUser', summary: 'SCIM: get user', description: 'One user as a SCIM User, with its ETag (meta.version); 304 to an If-None-Match holding it.' })
   @ApiParam(ID_PARAM)
   @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy the client holds: 304 when it is still current.' })
+  @ApiAttributeSelection()
   @ApiResponse({ status: HttpStatus.OK, description: 'The user.', content: USER_CONTENT, headers: ETAG })
   @ApiResponse({ status: HttpStatus.NOT_MODIFIED, description: 'If-None-Match holds the current ETag.', headers: ETAG })
   @ApiErrorResponses([ErrorCode.NOT_FOUND, 'The organization has no user with this id.'])
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    return this.answer(await this.users.get(principal.organizationId, id), request, response);
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const selection = attributeSelection(attributes, excludedAttributes);
+    return this.answer(await this.users.get(principal.organizationId, id), selection, request, response);
   }
 
   @Put(':id')
@@ -141,6 +172,7 @@ export class ScimUsersController {
   @ApiHeader(IF_MATCH)
   @ApiConsumes(SCIM_MEDIA_TYPE, 'application/json')
   @ApiBody({ schema: { type: 'object', additionalProperties: true }, examples: { user: { summary: 'A user', value: NEW_USER_EXAMPLE } } })
+  @ApiAttributeSelection()
   @ApiResponse({ status: HttpStatus.OK, description: 'The user as stored now.', content: USER_CONTENT, headers: ETAG })
   @ApiErrorResponses(
     BAD_REQUEST('The body is no User, userName is missing, or a value has the wrong type or length'),
@@ -154,10 +186,13 @@ export class ScimUsersController {
     @Param('id') id: string,
     @Body() body: object,
     @Headers('if-match') ifMatch: string | undefined,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ) {
-    return this.answer(await this.users.replace(principal.organizationId, id, body, ifMatch, actor), request, response);
+    const selection = attributeSelection(attributes, excludedAttributes);
+    return this.answer(await this.users.replace(principal.organizationId, id, body, ifMatch, actor), selection, request, response);
   }
 
   @Patch(':id')
@@ -179,6 +214,7 @@ export class ScimUsersController {
       email: { summary: 'Replace the work email', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'Replace', path: 'emails[type eq "work"].value', value: 'ann@example.com' }] } },
     },
   })
+  @ApiAttributeSelection()
   @ApiResponse({ status: HttpStatus.OK, description: 'The user as stored now.', content: USER_CONTENT, headers: ETAG })
   @ApiErrorResponses(
     BAD_REQUEST('The body is no PatchOp, a path does not parse, an operation has no target, or a value has the wrong type'),
@@ -192,10 +228,13 @@ export class ScimUsersController {
     @Param('id') id: string,
     @Body() body: object,
     @Headers('if-match') ifMatch: string | undefined,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ) {
-    return this.answer(await this.users.patch(principal.organizationId, id, body, ifMatch, actor), request, response);
+    const selection = attributeSelection(attributes, excludedAttributes);
+    return this.answer(await this.users.patch(principal.organizationId, id, body, ifMatch, actor), selection, request, response);
   }
 
   @Delete(':id')
@@ -211,15 +250,23 @@ export class ScimUsersController {
   }
 
   /**
-   * The user as a SCIM resource with its ETag. On a GET whose If-None-Match holds the tag, Express
-   * answers 304 without the body (`fresh` set by hand, as the REST API's users do: fetch() adds
-   * Cache-Control: no-cache, with which Express alone would answer 200).
+   * The user as a SCIM resource, its attributes selected (RFC 7644 §3.9), with its ETag. On a GET
+   * whose If-None-Match holds the tag, Express answers 304 without the body (`fresh` set by hand,
+   * as the REST API's users do: fetch() adds Cache-Control: no-cache, with which Express alone
+   * would answer 200).
    */
-  private answer(row: UserRow, request: Request, response: Response): ScimObject {
-    const resource = toScimUser(row, publicBaseUrl(this.config, request));
-    const etag = (resource.meta as { version: string }).version;
+  private answer(row: UserRow, selection: AttributeSelection, request: Request, response: Response): ScimObject {
+    const etag = scimVersion(row.revision);
     response.setHeader('ETag', etag);
     if (request.method === 'GET' && ifNoneMatchHolds(request.headers['if-none-match'], etag)) Object.defineProperty(request, 'fresh', { value: true });
-    return resource;
+    return selectAttributes(toScimUser(row, publicBaseUrl(this.config, request)), selection, USER_RESOURCE_TYPE);
   }
+}
+
+/** The `attributes` and `excludedAttributes` parameters (RFC 7644 §3.9), each a comma-separated list sent at most once. */
+function attributeSelection(attributes: unknown, excludedAttributes: unknown): AttributeSelection {
+  for (const [name, value] of [['attributes', attributes], ['excludedAttributes', excludedAttributes]] as const) {
+    if (value !== undefined && typeof value !== 'string') throw badScimRequest('invalidValue', `${name}: send one comma-separated list.`);
+  }
+  return { attributes: attributes as string | undefined, excludedAttributes: excludedAttributes as string | undefined };
 }
