@@ -93,11 +93,12 @@ export class ScimGroupsController {
     @CurrentPrincipal() principal: Principal,
     @CurrentActor() actor: AuditActor,
     @Body() body: object,
-    @Query() query: Record<string, unknown>,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ) {
-    const selection = readGroupSelection(query);
+    const selection = readGroupSelection({ attributes, excludedAttributes });
     return this.answer(await this.groups.create(principal.organizationId, body, actor, selectsMembers(selection)), selection, request, response);
   }
 
@@ -117,10 +118,17 @@ export class ScimGroupsController {
   @SelectionQueries()
   @ApiResponse({ status: HttpStatus.OK, description: 'One page of groups.', content: { [SCIM_MEDIA_TYPE]: { schema: SCIM_GROUP_LIST_SCHEMA } } })
   @ApiErrorResponses(BAD_REQUEST('The filter does not parse or names an attribute that cannot be filtered on (invalidFilter), startIndex or count is no integer, or the page would list too many members (tooMany)'))
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>, @Req() request: Request) {
-    const { filter, startIndex, count } = query;
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query('filter') filter: unknown,
+    @Query('startIndex') startIndex: unknown,
+    @Query('count') count: unknown,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
+    @Req() request: Request,
+  ) {
     if (filter !== undefined && typeof filter !== 'string') throw badScimRequest('invalidFilter', 'Send one filter parameter.');
-    const selection = readGroupSelection(query);
+    const selection = readGroupSelection({ attributes, excludedAttributes });
     const { page, total, groups } = await this.groups.list(principal.organizationId, { filter, startIndex, count }, selectsMembers(selection));
     const baseUrl = publicBaseUrl(this.config, request);
     return scimListResponse(
@@ -139,8 +147,15 @@ export class ScimGroupsController {
   @ApiResponse({ status: HttpStatus.OK, description: 'The group.', content: GROUP_CONTENT, headers: ETAG })
   @ApiResponse({ status: HttpStatus.NOT_MODIFIED, description: 'If-None-Match holds the current ETag.', headers: ETAG })
   @ApiErrorResponses(BAD_REQUEST('The group has more members than one answer lists (tooMany)'), [ErrorCode.NOT_FOUND, 'The organization has no group with this id.'])
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: Record<string, unknown>, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const selection = readGroupSelection(query);
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const selection = readGroupSelection({ attributes, excludedAttributes });
     return this.answer(await this.groups.get(principal.organizationId, id, selectsMembers(selection)), selection, request, response);
   }
 
@@ -171,11 +186,12 @@ export class ScimGroupsController {
     @Param('id') id: string,
     @Body() body: object,
     @Headers('if-match') ifMatch: string | undefined,
-    @Query() query: Record<string, unknown>,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ) {
-    const selection = readGroupSelection(query);
+    const selection = readGroupSelection({ attributes, excludedAttributes });
     return this.answer(await this.groups.replace(principal.organizationId, id, body, ifMatch, actor, selectsMembers(selection)), selection, request, response);
   }
 
@@ -214,11 +230,12 @@ export class ScimGroupsController {
     @Param('id') id: string,
     @Body() body: object,
     @Headers('if-match') ifMatch: string | undefined,
-    @Query() query: Record<string, unknown>,
+    @Query('attributes') attributes: unknown,
+    @Query('excludedAttributes') excludedAttributes: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ) {
-    const selection = readGroupSelection(query);
+    const selection = readGroupSelection({ attributes, excludedAttributes });
     return this.answer(await this.groups.patch(principal.organizationId, id, body, ifMatch, actor, selectsMembers(selection)), selection, request, response);
   }
 
