@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import request from 'supertest';
+import { Prisma } from '../src/generated/prisma/client';
+import { MAX_MEMBERS_PER_ANSWER } from '../src/modules/scim/scim-groups.service';
 import { ScimScope } from '../src/modules/scim/scim.scopes';
 import type { paths } from './client/schema';
 import { createApiKey, useTestApp, type TestTenant } from './support/test-app';
@@ -418,6 +420,52 @@ describe('SCIM Groups', () => {
     });
   });
 
+  describe('a large group', () => {
+    // A statement over ten thousand members takes seconds on the embedded database under a loaded test run.
+    const large = useTestApp({ listen: true, overrides: { DATABASE_STATEMENT_TIMEOUT_MS: 60_000 } });
+    const call = (method: 'get' | 'patch' | 'delete', path: string, body?: unknown) => {
+      const sent = request(large.baseUrl)[method](path).set('Authorization', large.tenant.bearer);
+      return body === undefined ? sent : sent.set('Content-Type', 'application/scim+json').send(JSON.stringify(body));
+    };
+
+    it(`lists at most ${MAX_MEMBERS_PER_ANSWER} members an answer: past it a read is 400 tooMany and a write answers without them; membership by filter, adds in one PATCH, and the delete all work`, async () => {
+      const org = large.tenant.organizationId;
+      const group = await request(large.baseUrl).post(GROUPS).set('Authorization', large.tenant.bearer).set('Content-Type', 'application/scim+json').send(JSON.stringify({ displayName: 'Large' }));
+      expect(group.status).toBe(201);
+      const id = group.body.id as string;
+      // The members made in three statements: over HTTP they would take minutes.
+      const sql = large.database.sql.queries;
+      await sql.execute(Prisma.sql`
+        INSERT INTO users (id, organization_id, user_name, user_name_key)
+        SELECT gen_random_uuid(), ${org}::uuid, 'bulk-' || g, 'bulk-' || g FROM generate_series(1, ${MAX_MEMBERS_PER_ANSWER + 1}) AS g`);
+      const users = (await sql.query<{ id: string }>(Prisma.sql`SELECT id FROM users WHERE organization_id = ${org}::uuid ORDER BY user_name`)).map((row) => row.id);
+      // One past the bound in all: a thousand of them added by SCIM.
+      const [seeded, added] = [users.slice(0, MAX_MEMBERS_PER_ANSWER + 1 - 1000), users.slice(MAX_MEMBERS_PER_ANSWER + 1 - 1000)];
+      await sql.execute(Prisma.sql`
+        INSERT INTO department_members (organization_id, department_id, user_id) SELECT ${org}::uuid, ${id}::uuid, u FROM unnest(${seeded}::uuid[]) AS u`);
+      await sql.execute(Prisma.sql`UPDATE users SET primary_department_id = ${id}::uuid WHERE organization_id = ${org}::uuid AND id = ANY (${seeded}::uuid[])`);
+
+      const add = await call('patch', `${GROUPS}/${id}`, patchOp({ op: 'Add', path: 'members', value: added.map((value) => ({ value })) }));
+      expect({ status: add.status, members: add.body.members }).toEqual({ status: 200, members: undefined });
+      expect(scimError(await call('get', `${GROUPS}/${id}`))).toEqual(refused(400, 'tooMany'));
+      expect(scimError(await call('get', `${GROUPS}?filter=${encodeURIComponent(`id eq "${id}"`)}`))).toEqual(refused(400, 'tooMany'));
+      expect((await call('get', `${GROUPS}/${id}?excludedAttributes=members`)).status).toBe(200);
+      const lookup = await call('get', `${GROUPS}?excludedAttributes=members&filter=${encodeURIComponent(`id eq "${id}" and members.value eq "${added[500]}"`)}`);
+      expect(lookup.body.totalResults).toBe(1);
+
+      const removed = await call('patch', `${GROUPS}/${id}`, patchOp({ op: 'remove', path: `members[value eq "${users[0]}"]` }, { op: 'Replace', path: 'displayName', value: 'Large renamed' }));
+      // Down to the bound: the answer lists them again.
+      expect({ status: removed.status, name: removed.body.displayName, members: (removed.body.members as unknown[]).length }).toEqual({ status: 200, name: 'Large renamed', members: MAX_MEMBERS_PER_ANSWER });
+
+      const deleted = await call('delete', `${GROUPS}/${id}`);
+      expect({ status: deleted.status, body: deleted.text }).toEqual({ status: 204, body: '' });
+      const [left] = await sql.query<{ memberships: bigint; primaries: bigint }>(Prisma.sql`
+        SELECT (SELECT count(*) FROM department_members WHERE organization_id = ${org}::uuid) AS memberships,
+          (SELECT count(*) FROM users WHERE organization_id = ${org}::uuid AND primary_department_id IS NOT NULL) AS primaries`);
+      expect({ memberships: Number(left.memberships), primaries: Number(left.primaries) }).toEqual({ memberships: 0, primaries: 0 });
+    }, 180_000);
+  });
+
   describe('what the providers send', () => {
     it('Microsoft Entra ID: create, look up by displayName without members, Add members, Remove a member, Replace displayName, DELETE', async () => {
       const [ann, bob] = [await newUser(), await newUser()];
@@ -430,10 +478,10 @@ describe('SCIM Groups', () => {
       expect(lookup.response.status).toBe(200);
       expect(lookup.data).toEqual({ schemas: [LIST_SCHEMA], totalResults: 1, startIndex: 1, itemsPerPage: 1, Resources: [expect.objectContaining({ id, displayName: name })] });
       expect(lookup.data!.Resources[0]).not.toHaveProperty('members');
-      const one = await typed.GET('/scim/v2/Groups/{id}', { params: { path: { id }, query: { excludedAttributes: 'members' } } });
+      const one = await typed.GET('/scim/v2/Groups/{groupId}', { params: { path: { groupId: id }, query: { excludedAttributes: 'members' } } });
       expect({ status: one.response.status, etag: one.response.headers.get('ETag') }).toEqual({ status: 200, etag: 'W/"1"' });
 
-      const patch = (body: Body) => typed.PATCH('/scim/v2/Groups/{id}', { params: { path: { id } }, body });
+      const patch = (body: Body) => typed.PATCH('/scim/v2/Groups/{groupId}', { params: { path: { groupId: id } }, body });
       const add = await patch({ schemas: [PATCH_OP], Operations: [{ name: 'addMember', op: 'Add', path: 'members', value: [{ $ref: null, value: ann }, { $ref: null, value: bob }] }] });
       expect(add.response.status).toBe(200);
       expect(await memberIds(id)).toEqual(sorted([ann, bob]));
@@ -446,8 +494,8 @@ describe('SCIM Groups', () => {
 
       const renamed = await patch(patchOp({ op: 'Replace', path: 'displayName', value: `${name} renamed` }, { op: 'Replace', path: 'externalId', value: 'entra-ext' }));
       expect(renamed.data).toMatchObject({ displayName: `${name} renamed`, externalId: 'entra-ext' });
-      expect((await typed.DELETE('/scim/v2/Groups/{id}', { params: { path: { id } } })).response.status).toBe(204);
-      expect((await typed.GET('/scim/v2/Groups/{id}', { params: { path: { id } } })).response.status).toBe(404);
+      expect((await typed.DELETE('/scim/v2/Groups/{groupId}', { params: { path: { groupId: id } } })).response.status).toBe(204);
+      expect((await typed.GET('/scim/v2/Groups/{groupId}', { params: { path: { groupId: id } } })).response.status).toBe(404);
       const actions = (await auditOf(id)).map((event) => event.action);
       expect(actions).toEqual([
         'department.created',
@@ -469,7 +517,7 @@ describe('SCIM Groups', () => {
       const id = pushed.data!.id;
       expect((await typed.GET('/scim/v2/Groups', { params: { query: { filter: `displayName eq "${name}"` } } })).data!.totalResults).toBe(1);
 
-      const patch = (body: Body) => typed.PATCH('/scim/v2/Groups/{id}', { params: { path: { id } }, body });
+      const patch = (body: Body) => typed.PATCH('/scim/v2/Groups/{groupId}', { params: { path: { groupId: id } }, body });
       const rename = await patch(patchOp({ op: 'replace', value: { id, displayName: `${name} v2` } }));
       expect(rename.data!.displayName).toBe(`${name} v2`);
       expect((await patch(patchOp({ op: 'replace', path: 'members', value: [{ value: bob, display: 'bob@example.com' }] }))).response.status).toBe(200);
@@ -478,13 +526,13 @@ describe('SCIM Groups', () => {
       expect((await patch(patchOp({ op: 'remove', path: `members[value eq "${bob}"]` }))).response.status).toBe(200);
       expect(await memberIds(id)).toEqual([cid]);
 
-      const put = await typed.PUT('/scim/v2/Groups/{id}', {
-        params: { path: { id } },
+      const put = await typed.PUT('/scim/v2/Groups/{groupId}', {
+        params: { path: { groupId: id } },
         body: { schemas: [GROUP_SCHEMA], id, displayName: `${name} v3`, members: [{ value: ann, display: 'ann' }, { value: cid, display: 'cid' }] },
       });
       expect(put.response.status).toBe(200);
       expect(await memberIds(id)).toEqual(sorted([ann, cid]));
-      expect((await typed.DELETE('/scim/v2/Groups/{id}', { params: { path: { id } } })).response.status).toBe(204);
+      expect((await typed.DELETE('/scim/v2/Groups/{groupId}', { params: { path: { groupId: id } } })).response.status).toBe(204);
     });
   });
 });

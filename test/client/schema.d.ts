@@ -558,7 +558,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/scim/v2/Groups/{id}": {
+    "/scim/v2/Groups/{groupId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -6961,7 +6961,7 @@ export interface operations {
             };
             path: {
                 /** @description The group's id (its department_id in the REST API). */
-                id: string;
+                groupId: string;
             };
             cookie?: never;
         };
@@ -7139,7 +7139,7 @@ export interface operations {
             };
             path: {
                 /** @description The group's id (its department_id in the REST API). */
-                id: string;
+                groupId: string;
             };
             cookie?: never;
         };
@@ -7363,7 +7363,7 @@ export interface operations {
             };
             path: {
                 /** @description The group's id (its department_id in the REST API). */
-                id: string;
+                groupId: string;
             };
             cookie?: never;
         };
@@ -7513,7 +7513,7 @@ export interface operations {
             };
             path: {
                 /** @description The group's id (its department_id in the REST API). */
-                id: string;
+                groupId: string;
             };
             cookie?: never;
         };

@@ -26,7 +26,7 @@ import { ScimGroupsService, type ScimGroupRead } from './scim-groups.service';
 import { SCIM_MEDIA_TYPE } from './scim-http';
 import { ScimScope } from './scim.scopes';
 
-const ID_PARAM = { name: 'id', description: "The group's id (its department_id in the REST API)." };
+const ID_PARAM = { name: 'groupId', description: "The group's id (its department_id in the REST API)." };
 const GROUP_CONTENT = { [SCIM_MEDIA_TYPE]: { schema: SCIM_GROUP_SCHEMA } };
 const ETAG = { ETag: { description: 'meta.version: W/"<revision>" of the department.', required: true, schema: { type: 'string', pattern: '^W/"[1-9][0-9]*"$' } } };
 const IF_MATCH = {
@@ -43,11 +43,12 @@ const SELECTION_QUERIES = [
     description: 'Comma-separated attributes to leave out: `members` (what Entra ID sends) reads no member at all.',
   },
 ];
-const NEW_GROUP_EXAMPLE = {
-  schemas: [SCIM_SCHEMA.group],
-  displayName: 'Research',
-  externalId: 'research',
-  members: [{ value: '0f8fad5b-d9cb-469f-a165-70867728950e' }],
+const NEW_GROUP_EXAMPLE = { schemas: [SCIM_SCHEMA.group], displayName: 'Research', externalId: 'research' };
+const EXAMPLE_USER_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+const GROUP_EXAMPLES = {
+  group: { summary: 'A group', value: NEW_GROUP_EXAMPLE },
+  members: { summary: 'With members (user ids)', value: { ...NEW_GROUP_EXAMPLE, members: [{ value: EXAMPLE_USER_ID }] } },
+  nested: { summary: 'Under another group', value: { schemas: [SCIM_SCHEMA.group, SCIM_SCHEMA.workspaceGroup], displayName: 'Lab', [SCIM_SCHEMA.workspaceGroup]: { parentId: EXAMPLE_USER_ID } } },
 };
 const BAD_REQUEST = (what: string) =>
   [ErrorCode.VALIDATION_FAILED, `${what}; scimType says which (invalidValue, invalidSyntax, invalidPath, invalidFilter, noTarget, mutability, tooMany).`] as [ErrorCode, string];
@@ -86,7 +87,7 @@ export class ScimGroupsController {
   })
   @ApiConsumes(SCIM_MEDIA_TYPE, 'application/json')
   @SelectionQueries()
-  @ApiBody({ schema: { type: 'object', additionalProperties: true }, examples: { group: { summary: 'A group', value: NEW_GROUP_EXAMPLE } } })
+  @ApiBody({ schema: { type: 'object', additionalProperties: true }, examples: GROUP_EXAMPLES })
   @ApiResponse({ status: HttpStatus.CREATED, description: 'The group as created.', content: GROUP_CONTENT, headers: { ...ETAG, Location: { description: 'meta.location', required: true, schema: { type: 'string' } } } })
   @ApiErrorResponses(BAD_REQUEST('The body is no Group, displayName is missing, a member is no user of the organization, or parentId names no group'), UNIQUENESS)
   async create(
@@ -138,7 +139,7 @@ export class ScimGroupsController {
     );
   }
 
-  @Get(':id')
+  @Get(':groupId')
   @RequireScope(ScimScope.Provision)
   @ApiOperation({ operationId: 'scimGetGroup', summary: 'SCIM: get group', description: 'One group with its ETag (meta.version); 304 to an If-None-Match holding it.' })
   @ApiParam(ID_PARAM)
@@ -149,7 +150,7 @@ export class ScimGroupsController {
   @ApiErrorResponses(BAD_REQUEST('The group has more members than one answer lists (tooMany)'), [ErrorCode.NOT_FOUND, 'The organization has no group with this id.'])
   async get(
     @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
+    @Param('groupId') id: string,
     @Query('attributes') attributes: unknown,
     @Query('excludedAttributes') excludedAttributes: unknown,
     @Req() request: Request,
@@ -159,7 +160,7 @@ export class ScimGroupsController {
     return this.answer(await this.groups.get(principal.organizationId, id, selectsMembers(selection)), selection, request, response);
   }
 
-  @Put(':id')
+  @Put(':groupId')
   @RequireScope(ScimScope.Provision)
   @ApiOperation({
     operationId: 'scimReplaceGroup',
@@ -172,7 +173,7 @@ export class ScimGroupsController {
   @ApiHeader(IF_MATCH)
   @SelectionQueries()
   @ApiConsumes(SCIM_MEDIA_TYPE, 'application/json')
-  @ApiBody({ schema: { type: 'object', additionalProperties: true }, examples: { group: { summary: 'A group', value: NEW_GROUP_EXAMPLE } } })
+  @ApiBody({ schema: { type: 'object', additionalProperties: true }, examples: GROUP_EXAMPLES })
   @ApiResponse({ status: HttpStatus.OK, description: 'The group as stored now.', content: GROUP_CONTENT, headers: ETAG })
   @ApiErrorResponses(
     BAD_REQUEST('The body is no Group, displayName is missing, a member is no user of the organization, or parentId names no group or one below it'),
@@ -183,7 +184,7 @@ export class ScimGroupsController {
   async replace(
     @CurrentPrincipal() principal: Principal,
     @CurrentActor() actor: AuditActor,
-    @Param('id') id: string,
+    @Param('groupId') id: string,
     @Body() body: object,
     @Headers('if-match') ifMatch: string | undefined,
     @Query('attributes') attributes: unknown,
@@ -195,7 +196,7 @@ export class ScimGroupsController {
     return this.answer(await this.groups.replace(principal.organizationId, id, body, ifMatch, actor, selectsMembers(selection)), selection, request, response);
   }
 
-  @Patch(':id')
+  @Patch(':groupId')
   @RequireScope(ScimScope.Provision)
   @ApiOperation({
     operationId: 'scimPatchGroup',
@@ -212,9 +213,9 @@ export class ScimGroupsController {
   @ApiBody({
     schema: { type: 'object', additionalProperties: true },
     examples: {
-      add: { summary: 'Add members (Entra ID)', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'Add', path: 'members', value: [{ value: '0f8fad5b-d9cb-469f-a165-70867728950e' }] }] } },
-      remove: { summary: 'Remove a member (Okta)', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'remove', path: 'members[value eq "0f8fad5b-d9cb-469f-a165-70867728950e"]' }] } },
       rename: { summary: 'Rename', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'Replace', path: 'displayName', value: 'Research & Development' }] } },
+      add: { summary: 'Add members (Entra ID)', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'Add', path: 'members', value: [{ value: EXAMPLE_USER_ID }] }] } },
+      remove: { summary: 'Remove a member (Okta)', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'remove', path: `members[value eq "${EXAMPLE_USER_ID}"]` }] } },
     },
   })
   @ApiResponse({ status: HttpStatus.OK, description: 'The group as stored now.', content: GROUP_CONTENT, headers: ETAG })
@@ -227,7 +228,7 @@ export class ScimGroupsController {
   async patch(
     @CurrentPrincipal() principal: Principal,
     @CurrentActor() actor: AuditActor,
-    @Param('id') id: string,
+    @Param('groupId') id: string,
     @Body() body: object,
     @Headers('if-match') ifMatch: string | undefined,
     @Query('attributes') attributes: unknown,
@@ -239,7 +240,7 @@ export class ScimGroupsController {
     return this.answer(await this.groups.patch(principal.organizationId, id, body, ifMatch, actor, selectsMembers(selection)), selection, request, response);
   }
 
-  @Delete(':id')
+  @Delete(':groupId')
   @RequireScope(ScimScope.Provision)
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({
@@ -257,7 +258,7 @@ export class ScimGroupsController {
     [ErrorCode.PRECONDITION_FAILED, 'If-Match names another version.'],
     [DirectoryError.DEPARTMENT_NOT_EMPTY, 'The group has child groups (departments under it).'],
   )
-  async delete(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: AuditActor, @Param('id') id: string, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+  async delete(@CurrentPrincipal() principal: Principal, @CurrentActor() actor: AuditActor, @Param('groupId') id: string, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
     await this.groups.delete(principal.organizationId, id, ifMatch, actor);
   }
 

@@ -206,8 +206,9 @@ export class MembershipsRepository {
         )}`,
       })}
       SELECT (SELECT count(*) FROM changed) AS added,
+        -- Probes of the memberships' keys per user (the snapshot before the insert; the users are locked).
         to_jsonb(ARRAY(SELECT wanted.user_id FROM wanted
-          WHERE NOT EXISTS (SELECT FROM inserted WHERE inserted.user_id = wanted.user_id)
+          WHERE (SELECT count(*) FROM department_members WHERE organization_id = ${org} AND user_id = wanted.user_id) >= ${limit}
             AND NOT EXISTS (SELECT FROM department_members m WHERE m.organization_id = ${org} AND m.department_id = ${departmentId}::uuid AND m.user_id = wanted.user_id)
           ORDER BY wanted.user_id)) AS "limitReached"`);
     return { added: Number(row.added), limitReached: row.limitReached };
@@ -223,29 +224,29 @@ export class MembershipsRepository {
   async removeMany(organizationId: string, departmentId: string, userIds: readonly string[], context: AuditContext): Promise<number> {
     const org = Prisma.sql`${organizationId}::uuid`;
     const [row] = await this.txHost.sql.query<{ removed: bigint }>(Prisma.sql`
-      WITH removed AS (
+      WITH targets AS MATERIALIZED (
+        SELECT u.id, u.primary_department_id AS old_primary FROM users u
+        JOIN department_members m ON m.organization_id = u.organization_id AND m.department_id = ${departmentId}::uuid AND m.user_id = u.id
+        WHERE u.organization_id = ${org} AND u.id = ANY (${userIds}::uuid[])),
+      removed AS (
         DELETE FROM department_members
-        WHERE organization_id = ${org} AND department_id = ${departmentId}::uuid AND user_id = ANY (${userIds}::uuid[])
-        RETURNING department_id, user_id),
-      earliest AS (
-        SELECT DISTINCT ON (m.user_id) m.user_id, m.department_id FROM department_members m
-        WHERE m.organization_id = ${org} AND m.user_id IN (SELECT user_id FROM removed) AND m.department_id <> ${departmentId}::uuid
-        ORDER BY m.user_id, m.seq),
-      before AS (
-        SELECT id, primary_department_id FROM users WHERE organization_id = ${org} AND id IN (SELECT user_id FROM removed)),
+        WHERE organization_id = ${org} AND department_id = ${departmentId}::uuid AND user_id = ANY (${userIds}::uuid[])),
       changed AS (
         UPDATE users SET revision = users.revision + 1, updated_at = ${context.at},
-          primary_department_id = CASE WHEN users.primary_department_id = removed.department_id
-            THEN (SELECT earliest.department_id FROM earliest WHERE earliest.user_id = users.id) ELSE users.primary_department_id END
-        FROM removed WHERE users.organization_id = ${org} AND users.id = removed.user_id
-        RETURNING users.id, users.primary_department_id AS "primaryDepartmentId"),
-      ${this.audit.insertFrom(context, Prisma.sql`(SELECT changed.*, row_number() OVER (ORDER BY changed.id) AS n FROM changed) AS changed JOIN before ON before.id = changed.id`, {
+          -- A probe of the user's memberships in the order added, per user: never a join of two CTEs, which have no index.
+          primary_department_id = CASE WHEN users.primary_department_id = ${departmentId}::uuid
+            THEN (SELECT m.department_id FROM department_members m
+              WHERE m.organization_id = ${org} AND m.user_id = users.id AND m.department_id <> ${departmentId}::uuid ORDER BY m.seq LIMIT 1)
+            ELSE users.primary_department_id END
+        FROM targets WHERE users.organization_id = ${org} AND users.id = targets.id
+        RETURNING users.id, users.primary_department_id AS "primaryDepartmentId", targets.old_primary AS "oldPrimary"),
+      ${this.audit.insertFrom(context, Prisma.sql`(SELECT changed.*, row_number() OVER (ORDER BY changed.id) AS n FROM changed) AS changed`, {
         organizationId,
         action: MembershipsAudit.MemberRemoved,
         resourceId: Prisma.sql`${departmentId}::text`,
         eventId: Prisma.sql`(${auditEventIds(context, userIds.length)}::uuid[])[changed.n]`,
         changes: Prisma.sql`${REMOVED_USER} || ${sqlChanges(
-          { primary_department_id: { old: Prisma.sql`before.primary_department_id`, new: Prisma.sql`changed."primaryDepartmentId"` } },
+          { primary_department_id: { old: Prisma.sql`changed."oldPrimary"`, new: Prisma.sql`changed."primaryDepartmentId"` } },
           { onlyChanged: true },
         )}`,
       })}
