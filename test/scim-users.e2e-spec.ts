@@ -20,7 +20,8 @@ type Resource = Record<string, any>;
  * named by its literal path), and the directory seen through the REST API beside it.
  */
 describe('SCIM Users', () => {
-  const context = useTestApp({ listen: true });
+  // Webhook endpoints on the loopback address, to see SCIM's changes queued for delivery.
+  const context = useTestApp({ listen: true, overrides: { WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' } });
   /** A key holding only the SCIM scope, as an administrator issues one for an identity provider. */
   let scimKey: TestTenant;
   let scim: Client<paths>;
@@ -219,7 +220,8 @@ describe('SCIM Users', () => {
   });
 
   describe('the directory behind it', () => {
-    it('writes the REST API\'s audit events with the SCIM key as actor, and none for a change that changes nothing', async () => {
+    it('writes the REST API\'s audit events with the SCIM key as actor, queued for webhooks, and none for a change that changes nothing', async () => {
+      const endpoint = (await rest.POST('/api/openapi/v1/webhook-endpoints', { body: { url: 'http://127.0.0.1:9/hook', event_types: ['user.created', 'user.updated', 'user.deleted'] } })).data!;
       const user = await create({ schemas: [USER], userName: unique('audited'), title: 'Engineer' });
       await patch(user.id, patchOp({ op: 'replace', path: 'title', value: 'Manager' }, { op: 'replace', path: 'active', value: false }));
       await patch(user.id, patchOp({ op: 'replace', path: 'title', value: 'Manager' }));
@@ -233,6 +235,9 @@ describe('SCIM Users', () => {
       ]);
       expect(events[0].changes).toMatchObject({ user_name: { old: null, new: user.userName }, scim_attributes: { old: null, new: { title: 'Engineer' } } });
       expect(events[1].changes).toEqual({ active: { old: true, new: false }, scim_attributes: { old: { title: 'Engineer' }, new: { title: 'Manager' } } });
+      const deliveries = (await rest.GET('/api/openapi/v1/webhook-endpoints/{endpoint_id}/deliveries', { params: { path: { endpoint_id: endpoint.id } } })).data!.items;
+      expect(deliveries.map((delivery) => delivery.event_id).sort()).toEqual(events.map((event) => event.event_id).sort());
+      await rest.DELETE('/api/openapi/v1/webhook-endpoints/{endpoint_id}', { params: { path: { endpoint_id: endpoint.id } } });
     });
 
     it('reads a user made through the REST API, and the REST API reads SCIM\'s changes at once', async () => {

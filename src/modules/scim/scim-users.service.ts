@@ -69,6 +69,7 @@ export class ScimUsersService {
 
   /** PATCH: the operations applied to the user as it is stored (read again, and applied again, when another writer came first). */
   patch(organizationId: string, id: string, body: unknown, ifMatch: string | undefined, actor: AuditActor): Promise<UserRow> {
+    // The resource's meta.location is no attribute a PATCH may change: no base URL is needed for it here.
     return this.rewrite(organizationId, id, (current) => scimUserValues(canonicalUser(patchedUser(toScimUser(current, ''), body)), current), ifMatch, actor);
   }
 
