@@ -43,7 +43,7 @@ const SELECTION_QUERIES = [
     description: 'Comma-separated attributes to leave out: `members` (what Entra ID sends) reads no member at all.',
   },
 ];
-const NEW_GROUP_EXAMPLE = { schemas: [SCIM_SCHEMA.group], displayName: 'Research', externalId: 'research' };
+const NEW_GROUP_EXAMPLE = { schemas: [SCIM_SCHEMA.group], displayName: 'Field Sales', externalId: 'field-sales' };
 const EXAMPLE_USER_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const GROUP_EXAMPLES = {
   group: { summary: 'A group', value: NEW_GROUP_EXAMPLE },
@@ -213,7 +213,7 @@ export class ScimGroupsController {
   @ApiBody({
     schema: { type: 'object', additionalProperties: true },
     examples: {
-      rename: { summary: 'Rename', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'Replace', path: 'displayName', value: 'Research & Development' }] } },
+      rename: { summary: 'Rename', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'Replace', path: 'displayName', value: 'Field Sales EMEA' }] } },
       add: { summary: 'Add members (Entra ID)', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'Add', path: 'members', value: [{ value: EXAMPLE_USER_ID }] }] } },
       remove: { summary: 'Remove a member (Okta)', value: { schemas: [SCIM_PATCH_OP_SCHEMA], Operations: [{ op: 'remove', path: `members[value eq "${EXAMPLE_USER_ID}"]` }] } },
     },
