@@ -21,7 +21,13 @@ const MODULE_IMPORTS = {
   users: ['^src/modules/directory/directory\\.(scopes|errors)\\.ts$'],
   // SCIM is a second door to the directory's users (CONTRACT.md section 12): it reads and writes
   // them through UsersService (its module, its row types) and answers their conflicts' codes.
-  scim: ['^src/modules/users/users\\.(module|service|repository|errors)\\.ts$'],
+  scim: [
+    '^src/modules/users/users\\.(module|service|repository|errors)\\.ts$',
+    // Its Groups are the departments (DepartmentsService, their rows and codes) with their direct
+    // members, changed through the memberships' own statements under the users' limit.
+    '^src/modules/users/(memberships\\.repository|dto/user-fields)\\.ts$',
+    '^src/modules/directory/(directory\\.(module|errors)|departments\\.(service|repository)|department\\.mapper|dto/department\\.dto)\\.ts$',
+  ],
 };
 
 /** Unit tests (the .spec.ts files under src/) may reach across layers and into test/support/ (a catalog test loads the whole app); the cycle and entry-point rules hold for them too. */

@@ -530,6 +530,74 @@ export interface paths {
         patch: operations["scimPatchUser"];
         trace?: never;
     };
+    "/scim/v2/Groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM: list groups
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     The groups a filter keeps (RFC 7644 §3.4.2.2 on id, displayName, externalId, members.value, meta.created, meta.lastModified and the extension's parentId), in id order, a page from startIndex (1-based) of count (at most 100; 0: totalResults alone), with members unless excluded. The filter runs in the database; `members.value eq` is a probe of the membership key.
+         */
+        get: operations["scimListGroups"];
+        put?: never;
+        /**
+         * SCIM: create group
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     Creates a department from a SCIM Group: a top-level one unless the workspace extension names parentId, with its members (user ids). A displayName taken under the same parent (Unicode case folding) or a taken externalId is 409 uniqueness. Audited as `department.created` and a `department.member_added` per member.
+         */
+        post: operations["scimCreateGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Groups/{groupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM: get group
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     One group with its ETag (meta.version); 304 to an If-None-Match holding it.
+         */
+        get: operations["scimGetGroup"];
+        /**
+         * SCIM: replace group
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     Replaces displayName, externalId (absent: none) and the members (absent: none) with the body's; parentId moves the department only when the body names it. Audited as `department.updated` with the fields that changed and a `department.member_added`/`department.member_removed` per member changed.
+         */
+        put: operations["scimReplaceGroup"];
+        post?: never;
+        /**
+         * SCIM: delete group
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     Removes the group's memberships and deletes its department in one transaction; 409 while it has child groups. Afterwards it is 404 to every method. Audited as a `department.member_removed` per member and `department.deleted`.
+         */
+        delete: operations["scimDeleteGroup"];
+        options?: never;
+        head?: never;
+        /**
+         * SCIM: update group
+         * @description **Required scope:** `admin.v1.scim.provision`
+         *
+         *     Applies a PatchOp (RFC 7644 §3.5.2), op names in any case: `add` members, `remove` members (by value list, by `members[value eq "…"]`, or all), `replace` displayName, externalId, members (the whole set) or parentId (a move), path-less `add`/`replace` with an object. Adding a member that already is one, or removing one that is not, is no error. Answers 200 with the group.
+         */
+        patch: operations["scimPatchGroup"];
+        trace?: never;
+    };
     "/scim/v2/ServiceProviderConfig": {
         parameters: {
             query?: never;
@@ -6428,6 +6496,1142 @@ export interface operations {
                 };
             };
             /** @description - `USER_NAME_CONFLICT`: userName or externalId belongs to another user (scimType uniqueness). */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another version. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimListGroups: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated attributes to return (RFC 7644 §3.9); schemas and id always. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out: `members` (what Entra ID sends) reads no member at all. */
+                excludedAttributes?: string;
+                /** @description Results per page, 0 to 100 (default 100; above 100 is 100). */
+                count?: number;
+                /** @description 1-based index of the first result (default 1; below 1 is 1). */
+                startIndex?: number;
+                /** @description A SCIM filter, e.g. `displayName eq "Research"`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of groups. */
+            200: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+                        totalResults: number;
+                        startIndex: number;
+                        itemsPerPage: number;
+                        Resources: {
+                            schemas: string[];
+                            /**
+                             * Format: uuid
+                             * @description The department's id (department_id in the REST API).
+                             */
+                            id: string;
+                            /** @description The department's external_id. */
+                            externalId?: string;
+                            /** @description The department's name. */
+                            displayName?: string;
+                            /** @description The direct members (users); absent when there are none or when excluded. */
+                            members?: {
+                                /** Format: uuid */
+                                value?: string;
+                                $ref?: string;
+                                /** @enum {string} */
+                                type?: "User";
+                                /** @description The user's displayName, else its userName. */
+                                display?: string;
+                            }[];
+                            /** @description Present for a department under another: its parent. */
+                            "urn:ietf:params:scim:schemas:extension:workspace:2.0:Group"?: {
+                                /** Format: uuid */
+                                parentId?: string;
+                            };
+                            meta?: {
+                                /** @enum {string} */
+                                resourceType: "Group";
+                                /** Format: date-time */
+                                created: string;
+                                /** Format: date-time */
+                                lastModified: string;
+                                location: string;
+                                /** @description A weak entity tag of the revision: W/"<revision>". */
+                                version: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description - `VALIDATION_FAILED`: The filter does not parse or names an attribute that cannot be filtered on (invalidFilter), startIndex or count is no integer, or the page would list too many members (tooMany); scimType says which (invalidValue, invalidSyntax, invalidPath, invalidFilter, noTarget, mutability, tooMany). */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimCreateGroup: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated attributes to return (RFC 7644 §3.9); schemas and id always. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out: `members` (what Entra ID sends) reads no member at all. */
+                excludedAttributes?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": {
+                    [key: string]: unknown;
+                };
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The group as created. */
+            201: {
+                headers: {
+                    /** @description meta.version: W/"<revision>" of the department. */
+                    ETag: string;
+                    /** @description meta.location */
+                    Location: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                        /**
+                         * Format: uuid
+                         * @description The department's id (department_id in the REST API).
+                         */
+                        id: string;
+                        /** @description The department's external_id. */
+                        externalId?: string;
+                        /** @description The department's name. */
+                        displayName?: string;
+                        /** @description The direct members (users); absent when there are none or when excluded. */
+                        members?: {
+                            /** Format: uuid */
+                            value?: string;
+                            $ref?: string;
+                            /** @enum {string} */
+                            type?: "User";
+                            /** @description The user's displayName, else its userName. */
+                            display?: string;
+                        }[];
+                        /** @description Present for a department under another: its parent. */
+                        "urn:ietf:params:scim:schemas:extension:workspace:2.0:Group"?: {
+                            /** Format: uuid */
+                            parentId?: string;
+                        };
+                        meta?: {
+                            /** @enum {string} */
+                            resourceType: "Group";
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            lastModified: string;
+                            location: string;
+                            /** @description A weak entity tag of the revision: W/"<revision>". */
+                            version: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: The body is no Group, displayName is missing, a member is no user of the organization, or parentId names no group; scimType says which (invalidValue, invalidSyntax, invalidPath, invalidFilter, noTarget, mutability, tooMany).
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `DEPARTMENT_NAME_CONFLICT`: displayName is taken under the same parent, or externalId in the organization (scimType uniqueness). */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimGetGroup: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated attributes to return (RFC 7644 §3.9); schemas and id always. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out: `members` (what Entra ID sends) reads no member at all. */
+                excludedAttributes?: string;
+            };
+            header?: {
+                /** @description The ETag of a copy the client holds: 304 when it is still current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The group's id (its department_id in the REST API). */
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group. */
+            200: {
+                headers: {
+                    /** @description meta.version: W/"<revision>" of the department. */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                        /**
+                         * Format: uuid
+                         * @description The department's id (department_id in the REST API).
+                         */
+                        id: string;
+                        /** @description The department's external_id. */
+                        externalId?: string;
+                        /** @description The department's name. */
+                        displayName?: string;
+                        /** @description The direct members (users); absent when there are none or when excluded. */
+                        members?: {
+                            /** Format: uuid */
+                            value?: string;
+                            $ref?: string;
+                            /** @enum {string} */
+                            type?: "User";
+                            /** @description The user's displayName, else its userName. */
+                            display?: string;
+                        }[];
+                        /** @description Present for a department under another: its parent. */
+                        "urn:ietf:params:scim:schemas:extension:workspace:2.0:Group"?: {
+                            /** Format: uuid */
+                            parentId?: string;
+                        };
+                        meta?: {
+                            /** @enum {string} */
+                            resourceType: "Group";
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            lastModified: string;
+                            location: string;
+                            /** @description A weak entity tag of the revision: W/"<revision>". */
+                            version: string;
+                        };
+                    };
+                };
+            };
+            /** @description If-None-Match holds the current ETag. */
+            304: {
+                headers: {
+                    /** @description meta.version: W/"<revision>" of the department. */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `VALIDATION_FAILED`: The group has more members than one answer lists (tooMany); scimType says which (invalidValue, invalidSyntax, invalidPath, invalidFilter, noTarget, mutability, tooMany). */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no group with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimReplaceGroup: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated attributes to return (RFC 7644 §3.9); schemas and id always. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out: `members` (what Entra ID sends) reads no member at all. */
+                excludedAttributes?: string;
+            };
+            header?: {
+                /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The group's id (its department_id in the REST API). */
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": {
+                    [key: string]: unknown;
+                };
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The group as stored now. */
+            200: {
+                headers: {
+                    /** @description meta.version: W/"<revision>" of the department. */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                        /**
+                         * Format: uuid
+                         * @description The department's id (department_id in the REST API).
+                         */
+                        id: string;
+                        /** @description The department's external_id. */
+                        externalId?: string;
+                        /** @description The department's name. */
+                        displayName?: string;
+                        /** @description The direct members (users); absent when there are none or when excluded. */
+                        members?: {
+                            /** Format: uuid */
+                            value?: string;
+                            $ref?: string;
+                            /** @enum {string} */
+                            type?: "User";
+                            /** @description The user's displayName, else its userName. */
+                            display?: string;
+                        }[];
+                        /** @description Present for a department under another: its parent. */
+                        "urn:ietf:params:scim:schemas:extension:workspace:2.0:Group"?: {
+                            /** Format: uuid */
+                            parentId?: string;
+                        };
+                        meta?: {
+                            /** @enum {string} */
+                            resourceType: "Group";
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            lastModified: string;
+                            location: string;
+                            /** @description A weak entity tag of the revision: W/"<revision>". */
+                            version: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: The body is no Group, displayName is missing, a member is no user of the organization, or parentId names no group or one below it; scimType says which (invalidValue, invalidSyntax, invalidPath, invalidFilter, noTarget, mutability, tooMany).
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no group with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `DEPARTMENT_NAME_CONFLICT`: displayName is taken under the same parent, or externalId in the organization (scimType uniqueness). */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another version. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: The body is larger than the configured limit (JSON_BODY_LIMIT_BYTES, 1 MiB by default). */
+            413: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: The body is not application/json in UTF-8, or has a Content-Encoding other than gzip, deflate or br. */
+            415: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimDeleteGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The group's id (its department_id in the REST API). */
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group is gone. */
+            204: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `VALIDATION_FAILED`: A query parameter the operation does not take (`unknown_field`), or a Host header that is not a host name with an optional port (`invalid_format`); details.field names it. */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no group with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `DEPARTMENT_NOT_EMPTY`: The group has child groups (departments under it). */
+            409: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `PRECONDITION_FAILED`: If-Match names another version. */
+            412: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: The API key spent its requests per minute, or (without a valid key) the client address its failed authentications per minute; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    /** @description Seconds until the API key (or, for requests without a valid key, the client address) may call again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INTERNAL_ERROR`: An unexpected fault (a bug); nothing about it is disclosed. Quote the X-Request-Id when reporting it. */
+            500: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `SERVICE_UNAVAILABLE`: The database is unreachable (Retry-After: 5) or every connection stayed busy (Retry-After: 1); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: 1 where a wait on the database ran out or the instance has no room for an upload, 5 otherwise (the database is unreachable). */
+                    "Retry-After": number;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+        };
+    };
+    scimPatchGroup: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated attributes to return (RFC 7644 §3.9); schemas and id always. */
+                attributes?: string;
+                /** @description Comma-separated attributes to leave out: `members` (what Entra ID sends) reads no member at all. */
+                excludedAttributes?: string;
+            };
+            header?: {
+                /** @description meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The group's id (its department_id in the REST API). */
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": {
+                    [key: string]: unknown;
+                };
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The group as stored now. */
+            200: {
+                headers: {
+                    /** @description meta.version: W/"<revision>" of the department. */
+                    ETag: string;
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: string[];
+                        /**
+                         * Format: uuid
+                         * @description The department's id (department_id in the REST API).
+                         */
+                        id: string;
+                        /** @description The department's external_id. */
+                        externalId?: string;
+                        /** @description The department's name. */
+                        displayName?: string;
+                        /** @description The direct members (users); absent when there are none or when excluded. */
+                        members?: {
+                            /** Format: uuid */
+                            value?: string;
+                            $ref?: string;
+                            /** @enum {string} */
+                            type?: "User";
+                            /** @description The user's displayName, else its userName. */
+                            display?: string;
+                        }[];
+                        /** @description Present for a department under another: its parent. */
+                        "urn:ietf:params:scim:schemas:extension:workspace:2.0:Group"?: {
+                            /** Format: uuid */
+                            parentId?: string;
+                        };
+                        meta?: {
+                            /** @enum {string} */
+                            resourceType: "Group";
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            lastModified: string;
+                            location: string;
+                            /** @description A weak entity tag of the revision: W/"<revision>". */
+                            version: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `VALIDATION_FAILED`: The body is no PatchOp, a path does not parse or names no attribute of a Group, or a value has the wrong type or names no user; scimType says which (invalidValue, invalidSyntax, invalidPath, invalidFilter, noTarget, mutability, tooMany).
+             *     - `INVALID_JSON`: The body is not JSON the service reads: not parseable, invalid UTF-8, nested over 64 levels, or not decodable in its Content-Encoding.
+             */
+            400: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `UNAUTHENTICATED`: The Authorization header is missing or malformed, or the API key is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `INSUFFICIENT_SCOPE`: The API key lacks the scope admin.v1.scim.provision. */
+            403: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `NOT_FOUND`: The organization has no group with this id. */
+            404: {
+                headers: {
+                    /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<requests remaining>;t=<seconds until the budget is restored>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimErrorDto"];
+                };
+            };
+            /** @description - `DEPARTMENT_NAME_CONFLICT`: displayName is taken under the same parent, or externalId in the organization (scimType uniqueness). */
             409: {
                 headers: {
                     /** @description The rate limit of the API key (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<requests>;w=<seconds>`. */

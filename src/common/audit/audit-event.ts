@@ -28,6 +28,16 @@ export interface AuditEventInput {
   revisionAfter?: Value<bigint | null>;
   /** The changed fields as JSON values, or a jsonb expression (see sqlChanges). */
   changes: Value<AuditChanges>;
+  /**
+   * The event's id as an expression over the source's row, for a source of many rows (one event
+   * each): each row picks its own of ids made with auditEventIds. Left out: one id for the one row.
+   */
+  eventId?: Prisma.Sql;
+}
+
+/** `count` event ids for a statement that writes an event per row of its source (AuditEventInput.eventId), each a v7 uuid of `at`. */
+export function auditEventIds(context: AuditContext, count: number): string[] {
+  return Array.from({ length: count }, () => uuidV7(context.at));
 }
 
 /** Who and when: the same for every event one request writes. */
@@ -48,7 +58,7 @@ const COLUMNS = Prisma.raw(
 function values(context: AuditContext, event: AuditEventInput): Prisma.Sql {
   const changes = event.changes instanceof Prisma.Sql ? event.changes : Prisma.sql`${changesJson(event.changes)}::jsonb`;
   const { actor } = context;
-  return Prisma.sql`${uuidV7(context.at)}::uuid, ${sqlValue(event.organizationId, 'uuid')}, ${context.at}::timestamptz, ${event.action}, ${resourceTypeOf(event.action)},
+  return Prisma.sql`${event.eventId ?? uuidV7(context.at)}::uuid, ${sqlValue(event.organizationId, 'uuid')}, ${context.at}::timestamptz, ${event.action}, ${resourceTypeOf(event.action)},
     ${sqlValue(event.resourceId, 'text')}, ${actor.type}, ${actor.apiKeyId}::uuid, ${actor.requestId}::text,
     ${sqlValue(event.revisionBefore, 'bigint')}, ${sqlValue(event.revisionAfter, 'bigint')}, ${changes}`;
 }
@@ -83,7 +93,8 @@ export class AuditStatements {
   /**
    * The event of a change made by the same statement, and its deliveries, as CTEs to list after
    * the change's own: one event per row of `source` (the CTE that changed at most one row; no row,
-   * no event), whose expressions may name the source's columns. They are named audit_event and
+   * no event; a source of many rows gives each event its id by `eventId`), whose expressions may
+   * name the source's columns. They are named audit_event and
    * audit_delivery (so one event per statement), and run even when nothing reads them, as every
    * data-modifying CTE does.
    *

@@ -7,7 +7,8 @@ import { DirectoryAudit } from './directory.audit';
 import { DirectoryError } from './directory.errors';
 import { DirectoryScopeDefinitions } from './directory.scopes';
 
-@Module({ controllers: [DepartmentsController], providers: [DepartmentsService, DepartmentsRepository] })
+// SCIM's Groups are these departments: its module changes them through this service.
+@Module({ controllers: [DepartmentsController], providers: [DepartmentsService, DepartmentsRepository], exports: [DepartmentsService] })
 export class DirectoryModule {
   static readonly definitions: ModuleDefinitions = { scopes: DirectoryScopeDefinitions, errors: DirectoryError, auditActions: DirectoryAudit };
 }

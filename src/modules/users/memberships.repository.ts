@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditStatements, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
+import { auditEventIds, AuditStatements, sqlChanges, type AuditContext } from '../../common/audit/audit-event';
 import { AppError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import type { Columns } from '../../database/columns';
@@ -165,6 +165,93 @@ export class MembershipsRepository {
       })}
       SELECT * FROM changed`);
     return row;
+  }
+
+  /**
+   * The set-based add of many users to one department, for SCIM's Groups: one statement, run after
+   * the users' rows are locked in the same transaction, with `add`'s rules for each user (inserted
+   * only while the user has fewer than `limit` memberships; ON CONFLICT: already a member, nothing
+   * changes), and for each membership added the user's revision + 1, updated_at, the membership as
+   * primary when the user had none, and a `department.member_added` event. Answers the users that
+   * were neither added nor members (at the limit); the department's existence is the caller's to check.
+   */
+  async addMany(organizationId: string, departmentId: string, userIds: readonly string[], limit: number, context: AuditContext): Promise<{ added: number; limitReached: string[] }> {
+    const org = Prisma.sql`${organizationId}::uuid`;
+    const [row] = await this.txHost.sql.query<{ added: bigint; limitReached: string[] }>(Prisma.sql`
+      WITH wanted AS (SELECT DISTINCT id AS user_id FROM unnest(${userIds}::uuid[]) AS w(id)),
+      inserted AS (
+        INSERT INTO department_members (organization_id, department_id, user_id, created_at)
+        SELECT ${org}, ${departmentId}::uuid, wanted.user_id, ${context.at} FROM wanted
+        WHERE (SELECT count(*) FROM department_members WHERE organization_id = ${org} AND user_id = wanted.user_id) < ${limit}
+        ORDER BY wanted.user_id
+        ON CONFLICT DO NOTHING RETURNING department_id, user_id),
+      changed AS (
+        UPDATE users SET revision = users.revision + 1, updated_at = ${context.at},
+          primary_department_id = COALESCE(users.primary_department_id, inserted.department_id)
+        FROM inserted WHERE users.organization_id = ${org} AND users.id = inserted.user_id
+        RETURNING users.id, users.primary_department_id AS "primaryDepartmentId"),
+      ${this.audit.insertFrom(context, Prisma.sql`(SELECT changed.*, row_number() OVER (ORDER BY changed.id) AS n FROM changed) AS changed`, {
+        organizationId,
+        action: MembershipsAudit.MemberAdded,
+        resourceId: Prisma.sql`${departmentId}::text`,
+        eventId: Prisma.sql`(${auditEventIds(context, userIds.length)}::uuid[])[changed.n]`,
+        changes: Prisma.sql`${ADDED_USER} || ${sqlChanges(
+          {
+            primary_department_id: {
+              old: Prisma.sql`CASE WHEN changed."primaryDepartmentId" = ${departmentId}::uuid THEN NULL ELSE changed."primaryDepartmentId" END`,
+              new: Prisma.sql`changed."primaryDepartmentId"`,
+            },
+          },
+          { onlyChanged: true },
+        )}`,
+      })}
+      SELECT (SELECT count(*) FROM changed) AS added,
+        -- Probes of the memberships' keys per user (the snapshot before the insert; the users are locked).
+        to_jsonb(ARRAY(SELECT wanted.user_id FROM wanted
+          WHERE (SELECT count(*) FROM department_members WHERE organization_id = ${org} AND user_id = wanted.user_id) >= ${limit}
+            AND NOT EXISTS (SELECT FROM department_members m WHERE m.organization_id = ${org} AND m.department_id = ${departmentId}::uuid AND m.user_id = wanted.user_id)
+          ORDER BY wanted.user_id)) AS "limitReached"`);
+    return { added: Number(row.added), limitReached: row.limitReached };
+  }
+
+  /**
+   * The set-based removal of many users from one department, for SCIM's Groups: one statement, run
+   * after the users' rows are locked, with `remove`'s rules for each membership removed (the
+   * earliest-added remaining membership becomes primary when the removed one was; the user's
+   * revision + 1 and updated_at; a `department.member_removed` event). A user that is no member is
+   * passed over. Answers how many were removed.
+   */
+  async removeMany(organizationId: string, departmentId: string, userIds: readonly string[], context: AuditContext): Promise<number> {
+    const org = Prisma.sql`${organizationId}::uuid`;
+    const [row] = await this.txHost.sql.query<{ removed: bigint }>(Prisma.sql`
+      WITH targets AS MATERIALIZED (
+        SELECT u.id, u.primary_department_id AS old_primary FROM users u
+        JOIN department_members m ON m.organization_id = u.organization_id AND m.department_id = ${departmentId}::uuid AND m.user_id = u.id
+        WHERE u.organization_id = ${org} AND u.id = ANY (${userIds}::uuid[])),
+      removed AS (
+        DELETE FROM department_members
+        WHERE organization_id = ${org} AND department_id = ${departmentId}::uuid AND user_id = ANY (${userIds}::uuid[])),
+      changed AS (
+        UPDATE users SET revision = users.revision + 1, updated_at = ${context.at},
+          -- A probe of the user's memberships in the order added, per user: never a join of two CTEs, which have no index.
+          primary_department_id = CASE WHEN users.primary_department_id = ${departmentId}::uuid
+            THEN (SELECT m.department_id FROM department_members m
+              WHERE m.organization_id = ${org} AND m.user_id = users.id AND m.department_id <> ${departmentId}::uuid ORDER BY m.seq LIMIT 1)
+            ELSE users.primary_department_id END
+        FROM targets WHERE users.organization_id = ${org} AND users.id = targets.id
+        RETURNING users.id, users.primary_department_id AS "primaryDepartmentId", targets.old_primary AS "oldPrimary"),
+      ${this.audit.insertFrom(context, Prisma.sql`(SELECT changed.*, row_number() OVER (ORDER BY changed.id) AS n FROM changed) AS changed`, {
+        organizationId,
+        action: MembershipsAudit.MemberRemoved,
+        resourceId: Prisma.sql`${departmentId}::text`,
+        eventId: Prisma.sql`(${auditEventIds(context, userIds.length)}::uuid[])[changed.n]`,
+        changes: Prisma.sql`${REMOVED_USER} || ${sqlChanges(
+          { primary_department_id: { old: Prisma.sql`changed."oldPrimary"`, new: Prisma.sql`changed."primaryDepartmentId"` } },
+          { onlyChanged: true },
+        )}`,
+      })}
+      SELECT count(*) AS removed FROM changed`);
+    return Number(row.removed);
   }
 
   /** On the primary key: whether the organization has the department (to tell an empty list from an unknown department). */

@@ -14,8 +14,8 @@ import { UsersService } from './users.service';
 @Module({
   controllers: [UsersController, DepartmentMembersController],
   providers: [UsersService, UsersRepository, DepartmentMembersService, MembershipsRepository],
-  // SCIM's Users are these users: its module writes them through this service.
-  exports: [UsersService],
+  // SCIM's Users are these users: its module writes them through this service; its Groups' members are these memberships.
+  exports: [UsersService, MembershipsRepository],
 })
 export class UsersModule {
   // The directory's scopes guard the users' routes: DirectoryModule lists them.
