@@ -3,6 +3,7 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { ExampleObject, OperationObject, ParameterObject, RequestBodyObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { serveDocumentWithExamples } from '../openapi';
+import { EXAMPLE_GROUP_ID, EXAMPLE_USER_ID } from '../modules/scim/scim-groups.controller';
 import { DEMO, DemoRows, type DemoIds } from './demo-rows';
 
 /**
@@ -32,6 +33,7 @@ function pathParameterIds(ids: DemoIds): Record<string, string | undefined> {
     uploadId: ids.iconUpload,
     endpoint_id: ids.endpoint,
     delivery_id: ids.delivery,
+    groupId: ids.scimGroup,
     resourceTypeId: 'User',
     schemaId: 'urn:ietf:params:scim:schemas:core:2.0:User',
   };
@@ -51,6 +53,7 @@ function deleteTargets(ids: DemoIds): Record<string, { parameter: string; id: st
     deleteWebhookEndpoint: { parameter: 'endpoint_id', id: ids.endpointToDelete, what: 'an endpoint kept for deleting' },
     removeDepartmentMember: { parameter: 'user_id', id: ids.user, what: 'the demo user, a member of the demo team' },
     scimDeleteUser: { parameter: 'id', id: ids.scimUserToDelete, what: 'a user kept for deleting' },
+    scimDeleteGroup: { parameter: 'groupId', id: ids.scimGroupToDelete, what: 'a group kept for deleting' },
   };
 }
 
@@ -59,17 +62,25 @@ function referenceFields(ids: DemoIds): Record<string, unknown> {
   return { parent_id: ids.headquarters, category_id: ids.category, department_ids: [ids.team], primary_department_id: ids.team };
 }
 
-/**
- * Fields of an operation's first example on the demo: a create's name no row holds at this load of
- * the page, and a SCIM PUT's identity of the user it replaces (so that the demo finds it again).
- */
+/** Fields of an operation's first example on the demo: a create's name no row holds at this load of the page. */
 function firstExampleFields(ids: DemoIds): Record<string, Record<string, string>> {
   return {
     createDepartment: { name: ids.freeDepartmentName },
     createUser: { user_name: ids.freeUserName },
     scimCreateUser: { userName: ids.freeScimUserName, externalId: ids.freeScimUserName },
-    scimReplaceUser: { userName: DEMO.scimUser.user_name, externalId: DEMO.scimUser.external_id },
+    scimCreateGroup: { displayName: ids.freeScimGroupName, externalId: ids.freeScimGroupName },
   };
+}
+
+/** Fields of every example of a SCIM PUT on the demo: the identity of the row it replaces, by which the demo finds it again. */
+const EVERY_EXAMPLE_FIELDS: Record<string, Record<string, string>> = {
+  scimReplaceUser: { userName: DEMO.scimUser.user_name, externalId: DEMO.scimUser.external_id },
+  scimReplaceGroup: { displayName: DEMO.scimGroup.name, externalId: DEMO.scimGroup.external_id },
+};
+
+/** The SCIM examples' placeholder ids, anywhere in a value (members, filters in paths, parentId), as the demo's rows. */
+function withDemoIds(value: unknown, ids: DemoIds): unknown {
+  return JSON.parse(JSON.stringify(value).replaceAll(EXAMPLE_USER_ID, ids.user).replaceAll(EXAMPLE_GROUP_ID, ids.headquarters));
 }
 
 const IDEMPOTENCY_KEY = 'Idempotency-Key';
@@ -100,10 +111,11 @@ export function withDemoExamples(document: OpenAPIObject, ids: DemoIds, newKey: 
           idempotent = true;
         }
       }
-      if (operation.operationId === 'scimCreateUser') {
+      if (operation.operationId === 'scimCreateUser' || operation.operationId === 'scimCreateGroup') {
+        const name = operation.operationId === 'scimCreateUser' ? 'userName' : 'displayName';
         operation.description =
-          `${operation.description ?? ''}\n\n**On the demo** the prefilled userName is free at this load of the page: Execute answers 201 once, ` +
-          'then 409 uniqueness (SCIM has no Idempotency-Key; a provider that retries looks the user up first) until the page is loaded again.';
+          `${operation.description ?? ''}\n\n**On the demo** the prefilled ${name} is free at this load of the page: Execute answers 201 once, ` +
+          'then 409 uniqueness (SCIM has no Idempotency-Key; a provider that retries looks it up first) until the page is loaded again.';
       }
       if (deleted) {
         operation.description =
@@ -114,7 +126,10 @@ export function withDemoExamples(document: OpenAPIObject, ids: DemoIds, newKey: 
       // Each media type the operation takes has its copy of the examples (Swagger UI shows the first).
       for (const media of Object.values(body?.content ?? {})) {
         const examples = media.examples as Record<string, ExampleObject> | undefined;
-        if (examples) fillBodyExamples(examples, ids, operation.operationId ? firstExampleFields(ids)[operation.operationId] : undefined, idempotent);
+        if (!examples) continue;
+        const id = operation.operationId ?? '';
+        fillBodyExamples(examples, ids, firstExampleFields(ids)[id], idempotent);
+        for (const example of Object.values(examples)) Object.assign(example.value as object, EVERY_EXAMPLE_FIELDS[id]);
       }
     }
   }
@@ -124,6 +139,7 @@ export function withDemoExamples(document: OpenAPIObject, ids: DemoIds, newKey: 
 function fillBodyExamples(examples: Record<string, ExampleObject>, ids: DemoIds, firstFields: Record<string, string> | undefined, idempotent: boolean): void {
   const references = referenceFields(ids);
   Object.values(examples).forEach((example, index) => {
+    example.value = withDemoIds(example.value, ids);
     const value = example.value as Record<string, unknown>;
     for (const field of Object.keys(value)) {
       if (field in references && value[field] !== null) value[field] = references[field];

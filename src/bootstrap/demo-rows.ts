@@ -24,6 +24,8 @@ export const DEMO = {
   // SCIM's get, PUT and PATCH act on a user of their own (a PUT replaces every attribute), its DELETE on another.
   scimUser: { user_name: 'demo.scim-user', display_name: 'Demo SCIM user', external_id: 'demo-scim-user' },
   scimUserToDelete: { user_name: 'demo.scim-user-to-delete', display_name: 'Demo SCIM user to delete', external_id: 'demo-scim-user-to-delete' },
+  scimGroup: { name: 'Demo SCIM group', external_id: 'demo-scim-group' },
+  scimGroupToDelete: { name: 'Demo SCIM group to delete', external_id: 'demo-scim-group-to-delete' },
   // hooks.example.com is a reserved example name (RFC 2606): the service never sends to it (docs/webhooks.md).
   endpoint: { url: 'https://hooks.example.com/demo', event_types: ['*'], description: 'Demo endpoint (example.com: never sent)' },
   endpointToDelete: { url: 'https://hooks.example.com/demo-to-delete', event_types: ['webhook_endpoint.created'], description: 'Demo endpoint to delete' },
@@ -44,6 +46,8 @@ export interface DemoIds {
   userToDelete: string;
   scimUser: string;
   scimUserToDelete: string;
+  scimGroup: string;
+  scimGroupToDelete: string;
   endpoint: string;
   endpointToDelete: string;
   /** A delivery of the demo endpoint; undefined while it has none. */
@@ -51,8 +55,9 @@ export interface DemoIds {
   /** Names no row holds yet, for the create examples: "Research", else "Research 2", … */
   freeDepartmentName: string;
   freeUserName: string;
-  /** The SCIM create's: REST's create takes freeUserName on the same page. */
+  /** The SCIM creates': REST's creates take the names above on the same page. */
   freeScimUserName: string;
+  freeScimGroupName: string;
 }
 
 /**
@@ -86,6 +91,8 @@ export class DemoRows {
     const userToDelete = await this.user(DEMO.userToDelete);
     const scimUser = await this.user(DEMO.scimUser);
     const scimUserToDelete = await this.user(DEMO.scimUserToDelete);
+    const scimGroup = await this.department(DEMO.scimGroup, null);
+    const scimGroupToDelete = await this.department(DEMO.scimGroupToDelete, null);
     const endpoint = await this.endpoint(DEMO.endpoint);
     const endpointToDelete = await this.endpoint(DEMO.endpointToDelete);
     const deliveries = await this.service(WebhookEndpointsService).listDeliveries(this.organizationId, endpoint, { page_size: 1 });
@@ -100,12 +107,15 @@ export class DemoRows {
       userToDelete: userToDelete.user_id,
       scimUser: scimUser.user_id,
       scimUserToDelete: scimUserToDelete.user_id,
+      scimGroup: scimGroup.department_id,
+      scimGroupToDelete: scimGroupToDelete.department_id,
       endpoint,
       endpointToDelete,
       delivery: deliveries.items[0]?.delivery_id,
       freeDepartmentName: await this.freeTopLevelName('Research'),
       freeUserName: await this.freeUserName('ann.lee'),
       freeScimUserName: await this.freeUserName('cy.diaz'),
+      freeScimGroupName: await this.freeTopLevelName('Support'),
     };
   }
 

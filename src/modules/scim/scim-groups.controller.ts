@@ -44,11 +44,13 @@ const SELECTION_QUERIES = [
   },
 ];
 const NEW_GROUP_EXAMPLE = { schemas: [SCIM_SCHEMA.group], displayName: 'Field Sales', externalId: 'field-sales' };
-const EXAMPLE_USER_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+/** Placeholders of the examples: the embedded demo's document names its own user and department instead. */
+export const EXAMPLE_USER_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+export const EXAMPLE_GROUP_ID = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const GROUP_EXAMPLES = {
   group: { summary: 'A group', value: NEW_GROUP_EXAMPLE },
   members: { summary: 'With members (user ids)', value: { ...NEW_GROUP_EXAMPLE, members: [{ value: EXAMPLE_USER_ID }] } },
-  nested: { summary: 'Under another group', value: { schemas: [SCIM_SCHEMA.group, SCIM_SCHEMA.workspaceGroup], displayName: 'Lab', [SCIM_SCHEMA.workspaceGroup]: { parentId: EXAMPLE_USER_ID } } },
+  nested: { summary: 'Under another group', value: { schemas: [SCIM_SCHEMA.group, SCIM_SCHEMA.workspaceGroup], displayName: 'Lab', [SCIM_SCHEMA.workspaceGroup]: { parentId: EXAMPLE_GROUP_ID } } },
 };
 const BAD_REQUEST = (what: string) =>
   [ErrorCode.VALIDATION_FAILED, `${what}; scimType says which (invalidValue, invalidSyntax, invalidPath, invalidFilter, noTarget, mutability, tooMany).`] as [ErrorCode, string];
