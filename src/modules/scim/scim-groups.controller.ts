@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
 import { RequireScope } from '../../common/auth/auth.decorators';
@@ -18,6 +18,7 @@ import { SCIM_PATCH_OP_SCHEMA } from './protocol/patch-ops';
 import { badScimRequest } from './protocol/scim-error';
 import { SCIM_SCHEMA } from './protocol/schemas';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
+import { ApiScimAttributeSelection, ApiScimListQueries } from './scim-openapi';
 import type { AttributeSelection } from './protocol/attribute-selection';
 import { readGroupSelection, selectGroupAttributes, selectsMembers } from './scim-group-selection';
 import type { ScimObject } from './scim-group-values';
@@ -34,15 +35,6 @@ const IF_MATCH = {
   required: false,
   description: 'meta.version as read (`W/"3"`; a strong `"3"` too): the change applies only at that revision, else 412. `*`: any.',
 };
-const SELECTION_QUERIES = [
-  { name: 'attributes', required: false, schema: { type: 'string' as const }, description: 'Comma-separated attributes to return (RFC 7644 §3.9); schemas and id always.' },
-  {
-    name: 'excludedAttributes',
-    required: false,
-    schema: { type: 'string' as const },
-    description: 'Comma-separated attributes to leave out: `members` (what Entra ID sends) reads no member at all.',
-  },
-];
 const NEW_GROUP_EXAMPLE = { schemas: [SCIM_SCHEMA.group], displayName: 'Field Sales', externalId: 'field-sales' };
 /** Placeholders of the examples: the embedded demo's document names its own user and department instead. */
 export const EXAMPLE_USER_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -56,9 +48,11 @@ const BAD_REQUEST = (what: string) =>
   [ErrorCode.VALIDATION_FAILED, `${what}; scimType says which (invalidValue, invalidSyntax, invalidPath, invalidFilter, noTarget, mutability, tooMany).`] as [ErrorCode, string];
 const UNIQUENESS = [DirectoryError.DEPARTMENT_NAME_CONFLICT, 'displayName is taken under the same parent, or externalId in the organization (scimType uniqueness).'] as [ErrorCode, string];
 
-const SelectionQueries = () => (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
-  for (const query of SELECTION_QUERIES) ApiQuery(query)(target, key, descriptor);
-};
+const ApiAttributeSelection = () =>
+  ApiScimAttributeSelection({
+    attributes: 'Comma-separated attributes to return (RFC 7644 §3.9); schemas and id always.',
+    excludedAttributes: 'Comma-separated attributes to leave out: `members` (what Entra ID sends) reads no member at all.',
+  });
 
 /**
  * SCIM 2.0 Groups (RFC 7644 §3, CONTRACT.md section 12) at /scim/v2/Groups: the directory's
@@ -88,7 +82,7 @@ export class ScimGroupsController {
       'and a `department.member_added` per member.',
   })
   @ApiConsumes(SCIM_MEDIA_TYPE, 'application/json')
-  @SelectionQueries()
+  @ApiAttributeSelection()
   @ApiBody({ schema: { type: 'object', additionalProperties: true }, examples: GROUP_EXAMPLES })
   @ApiResponse({ status: HttpStatus.CREATED, description: 'The group as created.', content: GROUP_CONTENT, headers: { ...ETAG, Location: { description: 'meta.location', required: true, schema: { type: 'string' } } } })
   @ApiErrorResponses(BAD_REQUEST('The body is no Group, displayName is missing, a member is no user of the organization, or parentId names no group'), UNIQUENESS)
@@ -115,10 +109,8 @@ export class ScimGroupsController {
       'in id order, a page from startIndex (1-based) of count (at most 100; 0: totalResults alone), with members unless excluded. The filter runs in the database; ' +
       '`members.value eq` is a probe of the membership key.',
   })
-  @ApiQuery({ name: 'filter', required: false, schema: { type: 'string' }, description: 'A SCIM filter, e.g. `displayName eq "Research"`.' })
-  @ApiQuery({ name: 'startIndex', required: false, schema: { type: 'integer' }, description: '1-based index of the first result (default 1; below 1 is 1).' })
-  @ApiQuery({ name: 'count', required: false, schema: { type: 'integer' }, description: 'Results per page, 0 to 100 (default 100; above 100 is 100).' })
-  @SelectionQueries()
+  @ApiScimListQueries('displayName eq "Research"')
+  @ApiAttributeSelection()
   @ApiResponse({ status: HttpStatus.OK, description: 'One page of groups.', content: { [SCIM_MEDIA_TYPE]: { schema: SCIM_GROUP_LIST_SCHEMA } } })
   @ApiErrorResponses(BAD_REQUEST('The filter does not parse or names an attribute that cannot be filtered on (invalidFilter), startIndex or count is no integer, or the page would list too many members (tooMany)'))
   async list(
@@ -145,7 +137,7 @@ export class ScimGroupsController {
   @RequireScope(ScimScope.Provision)
   @ApiOperation({ operationId: 'scimGetGroup', summary: 'SCIM: get group', description: 'One group with its ETag (meta.version); 304 to an If-None-Match holding it.' })
   @ApiParam(ID_PARAM)
-  @SelectionQueries()
+  @ApiAttributeSelection()
   @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy the client holds: 304 when it is still current.' })
   @ApiResponse({ status: HttpStatus.OK, description: 'The group.', content: GROUP_CONTENT, headers: ETAG })
   @ApiResponse({ status: HttpStatus.NOT_MODIFIED, description: 'If-None-Match holds the current ETag.', headers: ETAG })
@@ -173,7 +165,7 @@ export class ScimGroupsController {
   })
   @ApiParam(ID_PARAM)
   @ApiHeader(IF_MATCH)
-  @SelectionQueries()
+  @ApiAttributeSelection()
   @ApiConsumes(SCIM_MEDIA_TYPE, 'application/json')
   @ApiBody({ schema: { type: 'object', additionalProperties: true }, examples: GROUP_EXAMPLES })
   @ApiResponse({ status: HttpStatus.OK, description: 'The group as stored now.', content: GROUP_CONTENT, headers: ETAG })
@@ -210,7 +202,7 @@ export class ScimGroupsController {
   })
   @ApiParam(ID_PARAM)
   @ApiHeader(IF_MATCH)
-  @SelectionQueries()
+  @ApiAttributeSelection()
   @ApiConsumes(SCIM_MEDIA_TYPE, 'application/json')
   @ApiBody({
     schema: { type: 'object', additionalProperties: true },

@@ -1,5 +1,5 @@
-import { applyDecorators, Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
 import { RequireScope } from '../../common/auth/auth.decorators';
@@ -17,6 +17,7 @@ import { SCIM_USER_SCHEMA, scimListResponseSchema } from './dto/scim-user.schema
 import { scimListResponse } from './protocol/list-paging';
 import { badScimRequest } from './protocol/scim-error';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
+import { ApiScimAttributeSelection, ApiScimListQueries } from './scim-openapi';
 import { SCIM_MEDIA_TYPE } from './scim-http';
 import { ScimScope } from './scim.scopes';
 import type { ScimObject } from './scim-user-attributes';
@@ -46,10 +47,10 @@ const NEW_USER_EXAMPLE = {
 };
 /** RFC 7644 §3.9, on every operation that answers users. */
 const ApiAttributeSelection = () =>
-  applyDecorators(
-    ApiQuery({ name: 'attributes', required: false, schema: { type: 'string' }, description: 'Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`.' }),
-    ApiQuery({ name: 'excludedAttributes', required: false, schema: { type: 'string' }, description: 'Comma-separated attributes to leave out, e.g. `groups`.' }),
-  );
+  ApiScimAttributeSelection({
+    attributes: 'Comma-separated attributes to answer (with id and schemas), e.g. `userName,emails`.',
+    excludedAttributes: 'Comma-separated attributes to leave out, e.g. `groups`.',
+  });
 const BAD_REQUEST = (what: string) =>
   [ErrorCode.VALIDATION_FAILED, `${what}; scimType says which (invalidValue, invalidSyntax, invalidPath, noTarget, mutability).`] as [ErrorCode, string];
 
@@ -112,9 +113,7 @@ export class ScimUsersController {
       'startIndex (1-based) of count (at most 100; 0: totalResults alone). Nothing matching is 200 with an empty list. `userName eq`, `externalId eq` ' +
       'and `id eq` are index lookups.',
   })
-  @ApiQuery({ name: 'filter', required: false, schema: { type: 'string' }, description: 'A SCIM filter, e.g. `userName eq "ann.lee@example.com"`.' })
-  @ApiQuery({ name: 'startIndex', required: false, schema: { type: 'integer' }, description: '1-based index of the first result (default 1; below 1 is 1).' })
-  @ApiQuery({ name: 'count', required: false, schema: { type: 'integer' }, description: 'Results per page, 0 to 100 (default 100; above 100 is 100).' })
+  @ApiScimListQueries('userName eq "ann.lee@example.com"')
   @ApiAttributeSelection()
   @ApiResponse({ status: HttpStatus.OK, description: 'One page of users.', content: { [SCIM_MEDIA_TYPE]: { schema: scimListResponseSchema(SCIM_USER_SCHEMA) } } })
   @ApiErrorResponses(BAD_REQUEST('The filter does not parse or names an attribute that cannot be filtered on (invalidFilter), or startIndex or count is no integer'))
