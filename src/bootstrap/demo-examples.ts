@@ -39,7 +39,7 @@ function pathParameterIds(ids: DemoIds): Record<string, string | undefined> {
   };
 }
 
-/** Operations whose path parameter names a row of their own (SCIM's `id` names a user or a group). */
+/** Operations whose path parameter names a row of their own: SCIM Users' `id`, too generic a name to map for every operation. */
 function operationTargets(ids: DemoIds): Record<string, { parameter: string; id: string }> {
   const scimUser = { parameter: 'id', id: ids.scimUser };
   return { scimGetUser: scimUser, scimReplaceUser: scimUser, scimPatchUser: scimUser };

@@ -21,7 +21,7 @@ const EMAILS = Prisma.raw(`(
 
 /**
  * What a filter of /scim/v2/Users may name (CONTRACT.md section 12), as SQL over the table `users`
- * (UsersRepository.matchingPage and countMatching run it). The lookups providers make are
+ * (UsersRepository.matchingPage, with its total, and countMatching run it). The lookups providers make are
  * indexed: `userName eq` on (organization_id, user_name_key), `externalId eq` on (organization_id,
  * external_id), `id eq` on the primary key.
  */

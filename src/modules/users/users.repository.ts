@@ -225,9 +225,10 @@ export class UsersRepository {
    * (organization_id, seq, id). On the primary: a provider looks a user up by its filter before it
    * creates one.
    */
-  matchingPage(organizationId: string, condition: Prisma.Sql, offset: number, limit: number): Promise<UserRow[]> {
-    return this.txHost.sql.query<UserRow>(Prisma.sql`
-      SELECT ${USER.sql}, ${DEPARTMENT_IDS} FROM users WHERE users.organization_id = ${organizationId}::uuid AND (${condition})
+  matchingPage(organizationId: string, condition: Prisma.Sql, offset: number, limit: number): Promise<(UserRow & { matching: bigint })[]> {
+    // The window's count is taken before OFFSET and LIMIT: every row of the page carries the total.
+    return this.txHost.sql.query<UserRow & { matching: bigint }>(Prisma.sql`
+      SELECT ${USER.sql}, ${DEPARTMENT_IDS}, count(*) OVER () AS matching FROM users WHERE users.organization_id = ${organizationId}::uuid AND (${condition})
       ORDER BY users.seq, users.id OFFSET ${offset} LIMIT ${limit}`);
   }
 

@@ -160,9 +160,14 @@ export class UsersService {
    * from the 0-based `offset`, and how many it keeps in all; `limit` 0 counts only.
    */
   async matching(organizationId: string, condition: Prisma.Sql, offset: number, limit: number): Promise<{ total: number; rows: UserRow[] }> {
-    const total = await this.users.countMatching(organizationId, condition);
-    const rows = limit === 0 || offset >= total ? [] : await this.users.matchingPage(organizationId, condition, offset, limit);
-    return { total, rows };
+    if (limit > 0) {
+      // One statement: the page carries the total. Only a page that comes back empty past the
+      // first row (startIndex beyond the end) needs the total counted on its own.
+      const page = await this.users.matchingPage(organizationId, condition, offset, limit);
+      if (page.length > 0) return { total: Number(page[0].matching), rows: page.map(({ matching: _total, ...row }) => row) };
+      if (offset === 0) return { total: 0, rows: [] };
+    }
+    return { total: await this.users.countMatching(organizationId, condition), rows: [] };
   }
 
   /**
