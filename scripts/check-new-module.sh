@@ -3,7 +3,8 @@
 # linked, not copied), runs `npm run new:module` there, then the checks a new module must pass right
 # away: the type check, the generated module's own tests (over HTTP, and its service and repository on
 # the database), the unit test of the revision preconditions it uses, and the tests that derive their lists from
-# the served document and the catalog (Swagger UI executing every operation among them). Leaves the repository untouched.
+# the served document and the catalog. Swagger UI's every-operation test is not among them: it needs
+# the module's demo rows (docs/adding-a-module.md), which the generator does not write. Leaves the repository untouched.
 #
 #   bash scripts/check-new-module.sh [name]      (default: ci-gadgets)
 set -euo pipefail
@@ -26,5 +27,5 @@ unexpected="$(git status --porcelain | awk '{print $2}' | grep -Ev "^(src/module
 if [ -n "$unexpected" ]; then echo "new:module changed files it should not: $unexpected"; exit 1; fi
 
 npm run --silent typecheck
-npm test -- "test/$name.e2e-spec.ts" "test/$name-repository.e2e-spec.ts" src/common/http/write-preconditions.spec.ts test/openapi-errors.e2e-spec.ts test/cli.e2e-spec.ts test/openapi-client.e2e-spec.ts test/swagger-ui-browser.e2e-spec.ts src/common/errors/error-catalog.spec.ts src/common/auth/scope-catalog.spec.ts
+npm test -- "test/$name.e2e-spec.ts" "test/$name-repository.e2e-spec.ts" src/common/http/write-preconditions.spec.ts test/openapi-errors.e2e-spec.ts test/cli.e2e-spec.ts test/openapi-client.e2e-spec.ts src/common/errors/error-catalog.spec.ts src/common/auth/scope-catalog.spec.ts
 echo "new:module $name: generated, type-checked and tested in $(( $(date +%s) - start )) s"

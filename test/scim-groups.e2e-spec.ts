@@ -448,7 +448,7 @@ describe('SCIM Groups', () => {
 
   describe('a large group', () => {
     // A statement over ten thousand members takes seconds on the embedded database under a loaded test run.
-    const large = useTestApp({ listen: true, overrides: { DATABASE_STATEMENT_TIMEOUT_MS: 60_000 } });
+    const large = useTestApp({ listen: true, overrides: { DATABASE_STATEMENT_TIMEOUT_MS: 60_000, TRANSACTION_TIMEOUT_MS: 60_000 } });
     const call = (method: 'get' | 'patch' | 'delete', path: string, body?: unknown) => {
       const sent = request(large.baseUrl)[method](path).set('Authorization', large.tenant.bearer);
       return body === undefined ? sent : sent.set('Content-Type', 'application/scim+json').send(JSON.stringify(body));
