@@ -223,7 +223,7 @@ const METHOD = [
   '- **Targets** live in `bench/targets.ts`: reads (the cached metering policy and the GETs) at',
   '  least 0.6 of the lean baseline\'s throughput and at most 2× its p99 and CPU per request;',
   '  writes (`WRITE_SCENARIOS` in `bench/settings.ts`), which do the same database work on both',
-  '  sides, at least 1.0× its throughput and at most 1.5× its p99 and CPU per request (issue 38).',
+  '  sides, at least 1.0× its throughput and at most 1.5× its p99 and CPU per request.',
   '  `npm run bench` prints each as ok or MISSED and',
   '  exits 1 when one is missed, after writing this page and `docs/benchmarks.svg`. Speed is',
   '  never asserted in the test suite.',
