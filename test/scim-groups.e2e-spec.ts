@@ -5,7 +5,7 @@ import { Prisma } from '../src/generated/prisma/client';
 import { MAX_MEMBERS_PER_ANSWER } from '../src/modules/scim/scim-groups.service';
 import { ScimScope } from '../src/modules/scim/scim.scopes';
 import type { paths } from './client/schema';
-import { createApiKey, useTestApp, type TestTenant } from './support/test-app';
+import { createApiKey, testConfig, useTestApp, useTestDatabase, type TestTenant } from './support/test-app';
 
 const GROUPS = '/scim/v2/Groups';
 const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -447,8 +447,10 @@ describe('SCIM Groups', () => {
   });
 
   describe('a large group', () => {
-    // A statement over ten thousand members takes seconds on the embedded database under a loaded test run.
-    const large = useTestApp({ listen: true, overrides: { DATABASE_STATEMENT_TIMEOUT_MS: 60_000, TRANSACTION_TIMEOUT_MS: 60_000 } });
+    // A statement over ten thousand members takes seconds on the embedded database under a loaded test
+    // run: the database's own deadlines are raised, for its statements and its transactions.
+    const deadlines = { DATABASE_STATEMENT_TIMEOUT_MS: 60_000, TRANSACTION_TIMEOUT_MS: 60_000 };
+    const large = useTestApp({ listen: true, overrides: deadlines, database: useTestDatabase(testConfig(deadlines)) });
     const call = (method: 'get' | 'patch' | 'delete', path: string, body?: unknown) => {
       const sent = request(large.baseUrl)[method](path).set('Authorization', large.tenant.bearer);
       return body === undefined ? sent : sent.set('Content-Type', 'application/scim+json').send(JSON.stringify(body));

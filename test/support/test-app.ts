@@ -117,11 +117,15 @@ export interface TestDatabaseFixture {
   admin: AdminService;
 }
 
-/** For the tests of one file: the test database, closed after the file. Its fields are set in beforeAll. */
-export function useTestDatabase(): TestDatabaseFixture {
+/**
+ * For the tests of one file: the test database, closed after the file. Its fields are set in
+ * beforeAll. `config` sets the database's own settings (the transaction deadline, the statement
+ * timeout), which an app's overrides do not reach: the database is opened before the app.
+ */
+export function useTestDatabase(config?: AppConfig): TestDatabaseFixture {
   const fixture = {} as TestDatabaseFixture;
   beforeAll(async () => {
-    fixture.database = await openTestDatabase();
+    fixture.database = await openTestDatabase(config);
     fixture.admin = new AdminService(fixture.database.sql);
   });
   afterAll(async () => {
