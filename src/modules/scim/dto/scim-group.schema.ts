@@ -1,4 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { scimMetaSchema } from './scim-meta.schema';
 import { SCIM_SCHEMA } from '../protocol/schemas';
 
 /**
@@ -35,18 +36,7 @@ export const SCIM_GROUP_SCHEMA: SchemaObject = {
       description: 'Present for a department under another: its parent.',
       properties: { parentId: { type: 'string', format: 'uuid' } },
     },
-    meta: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['resourceType', 'created', 'lastModified', 'location', 'version'],
-      properties: {
-        resourceType: { type: 'string', enum: ['Group'] },
-        created: { type: 'string', format: 'date-time' },
-        lastModified: { type: 'string', format: 'date-time' },
-        location: { type: 'string' },
-        version: { type: 'string', description: 'A weak entity tag of the revision: W/"<revision>".', pattern: '^W/"[1-9][0-9]*"$' },
-      },
-    },
+    meta: scimMetaSchema('Group'),
   },
 };
 

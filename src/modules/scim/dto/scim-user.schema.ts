@@ -1,4 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { scimMetaSchema } from './scim-meta.schema';
 
 /**
  * A SCIM User resource (RFC 7643 §4.1, with the enterprise extension), loosely: the attributes the
@@ -26,18 +27,7 @@ export const SCIM_USER_SCHEMA: SchemaObject = {
       description: 'readOnly: the user\'s departments.',
       items: { type: 'object', additionalProperties: false, required: ['value'], properties: { value: { type: 'string', format: 'uuid' }, type: { type: 'string' } } },
     },
-    meta: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['resourceType', 'created', 'lastModified', 'location', 'version'],
-      properties: {
-        resourceType: { type: 'string', enum: ['User'] },
-        created: { type: 'string', format: 'date-time' },
-        lastModified: { type: 'string', format: 'date-time' },
-        location: { type: 'string' },
-        version: { type: 'string', description: 'A weak entity tag of the revision: W/"<revision>".', pattern: '^W/"[1-9][0-9]*"$' },
-      },
-    },
+    meta: scimMetaSchema('User'),
   },
 };
 
