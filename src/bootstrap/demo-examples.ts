@@ -96,6 +96,7 @@ export function withDemoExamples(document: OpenAPIObject, ids: DemoIds, newKey: 
   const byName = pathParameterIds(ids);
   const deletes = deleteTargets(ids);
   const targets = operationTargets(ids);
+  const firstFields = firstExampleFields(ids);
   for (const pathItem of Object.values(copy.paths)) {
     for (const operation of Object.values(pathItem) as OperationObject[]) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
@@ -128,7 +129,7 @@ export function withDemoExamples(document: OpenAPIObject, ids: DemoIds, newKey: 
         const examples = media.examples as Record<string, ExampleObject> | undefined;
         if (!examples) continue;
         const id = operation.operationId ?? '';
-        fillBodyExamples(examples, ids, firstExampleFields(ids)[id], idempotent);
+        fillBodyExamples(examples, ids, firstFields[id], idempotent);
         for (const example of Object.values(examples)) Object.assign(example.value as object, EVERY_EXAMPLE_FIELDS[id]);
       }
     }
