@@ -38,6 +38,8 @@ module.exports = {
   // PostgreSQL: a migrated template once per run, a copy of it per e2e file (test/support/postgres-test-databases.ts).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // The files known to take longest first (a clean clone has no timings of earlier runs).
+  testSequencer: '<rootDir>/test/support/longest-first-sequencer.js',
   setupFilesAfterEnv: ['<rootDir>/test/support/file-database.ts'],
   testTimeout: 60000,
   // One and a half workers per core, three on 2 cores: many files wait on child processes, Redis or the browser (docs/performance.md, "The test suite"). `npm test -- --maxWorkers=100%` for one per core.
