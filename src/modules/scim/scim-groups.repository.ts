@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RowLock } from '../../database/locks';
+import { offsetPage } from '../../database/offset-page';
 import { SqlHost } from '../../database/sql-host';
 import { Prisma } from '../../generated/prisma/client';
 import { DEPARTMENT, type DepartmentRow } from '../directory/departments.repository';
@@ -63,7 +64,7 @@ export class ScimGroupsRepository {
     return this.txHost.sql.query<DepartmentRow>(Prisma.sql`
       SELECT ${DEPARTMENT.sql} FROM departments
       WHERE departments.organization_id = ${organizationId}::uuid AND (${condition})
-      ORDER BY departments.id OFFSET ${offset} LIMIT ${limit}`);
+      ORDER BY departments.id ${offsetPage(offset, limit)}`);
   }
 
   /** How many departments `condition` keeps: the exact totalResults. */

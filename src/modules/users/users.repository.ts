@@ -6,6 +6,7 @@ import { caselessKey } from '../../common/text/caseless-key';
 import { columns, type RowOf } from '../../database/columns';
 import { violations } from '../../database/constraint-violations';
 import { RowLock } from '../../database/locks';
+import { offsetPage } from '../../database/offset-page';
 import { SqlHost } from '../../database/sql-host';
 import { Prisma, type User } from '../../generated/prisma/client';
 import { PATCHED_USER_COLUMNS, type PatchedUserField } from './user-fields-sql';
@@ -229,7 +230,7 @@ export class UsersRepository {
     // The window's count is taken before OFFSET and LIMIT: every row of the page carries the total.
     return this.txHost.sql.query<UserRow & { matching: bigint }>(Prisma.sql`
       SELECT ${USER.sql}, ${DEPARTMENT_IDS}, count(*) OVER () AS matching FROM users WHERE users.organization_id = ${organizationId}::uuid AND (${condition})
-      ORDER BY users.seq, users.id OFFSET ${offset} LIMIT ${limit}`);
+      ORDER BY users.seq, users.id ${offsetPage(offset, limit)}`);
   }
 
   /** How many users of the organization `condition` keeps (as matchingPage). */
