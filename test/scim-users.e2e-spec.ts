@@ -240,6 +240,27 @@ describe('SCIM Users', () => {
       await rest.DELETE('/api/openapi/v1/webhook-endpoints/{endpoint_id}', { params: { path: { endpoint_id: endpoint.id } } });
     });
 
+    it('applies parallel PATCHes of columns alone each once, audited with the one field each changed, and nothing for the same value again', async () => {
+      const user = await create({ schemas: [USER], userName: unique('parallel'), title: 'Engineer' });
+      const names = Array.from({ length: 12 }, (_, index) => `Name ${index}`);
+      const answers = await Promise.all(names.map((name) => patch(user.id, patchOp({ op: 'Replace', path: 'displayName', value: name }))));
+      expect(answers.map((answer) => answer.status)).toEqual(names.map(() => 200));
+      // Each answer is the user as its own write left it: its name, at a revision of its own.
+      expect(answers.map((answer) => answer.user.displayName)).toEqual(names);
+      expect(new Set(answers.map((answer) => answer.etag)).size).toBe(names.length);
+      const stored = await get(user.id);
+      expect(stored.meta.version).toBe(`W/"${1 + names.length}"`);
+      expect(stored.title).toBe('Engineer');
+
+      const again = await patch(user.id, patchOp({ op: 'replace', path: 'displayName', value: stored.displayName }));
+      expect({ status: again.status, etag: again.etag }).toEqual({ status: 200, etag: stored.meta.version });
+      const events = (await rest.GET('/api/openapi/v1/audit-events', { params: { query: { resource_type: 'user', resource_id: user.id, page_size: 50 } } })).data!.items;
+      const updates = events.filter((event) => event.action === 'user.updated');
+      expect(updates.map((event) => Object.keys(event.changes ?? {}))).toEqual(names.map(() => ['display_name']));
+      expect(updates.map((event) => event.actor)).toEqual(names.map(() => ({ type: 'api_key', api_key_id: scimKey.apiKeyId })));
+      expect(updates.map((event) => (event.changes as Record<string, { new: unknown }>).display_name.new).sort()).toEqual([...names].sort());
+    });
+
     it('reads a user made through the REST API, and the REST API reads SCIM\'s changes at once', async () => {
       const made = await rest.POST('/api/openapi/v1/users', {
         params: { header: { 'Idempotency-Key': randomUUID() } },

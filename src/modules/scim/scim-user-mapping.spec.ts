@@ -1,7 +1,7 @@
 import type { UserRow } from '../users/users.repository';
 import { ScimError } from './protocol/scim-error';
 import { canonicalUser } from './scim-user-attributes';
-import { patchedUser } from './scim-user-patch';
+import { columnPatch, patchedUser } from './scim-user-patch';
 import { toScimUser } from './scim-user.mapper';
 import { scimUserValues } from './scim-user-values';
 
@@ -121,5 +121,48 @@ describe('patchedUser', () => {
     expect(scimTypeOf(() => patch({ op: 'replace', path: 'groups', value: [] }))).toBe('400 mutability');
     expect(scimTypeOf(() => patch({ op: 'replace', path: 'meta.created', value: 'x' }))).toBe('400 mutability');
     expect(scimTypeOf(() => patch({ op: 'replace', path: 'emails[type eq "work"', value: 'x' }))).toBe('400 invalidPath');
+  });
+});
+
+describe('columnPatch', () => {
+  const columns = (...operations: object[]) => columnPatch({ schemas: [PATCH_OP], Operations: operations });
+
+  it('sets the columns of plain attributes as the providers send them: Entra\'s Replace and "False", Okta\'s path-less value, qualified names in any case', () => {
+    expect(columns({ op: 'Replace', path: 'active', value: 'False' }, { op: 'Add', path: 'displayName', value: 'Ann Lee' })).toEqual({ active: false, display_name: 'Ann Lee' });
+    expect(columns({ op: 'replace', value: { active: false } })).toEqual({ active: false });
+    expect(columns({ op: 'replace', path: `${USER}:NAME.givenname`, value: 'Ann' }, { op: 'replace', path: 'userName', value: ' ann ' })).toEqual({ given_name: 'Ann', user_name: 'ann' });
+    expect(columns({ op: 'replace', path: 'externalId', value: 'e-1' }, { op: 'replace', path: 'externalId', value: 'e-2' })).toEqual({ external_id: 'e-2' });
+  });
+
+  it('leaves every other request to patchedUser: removes, nulls, value filters, complex, multi-valued, extension and unknown attributes', () => {
+    const others = [
+      [{ op: 'remove', path: 'displayName' }],
+      [{ op: 'replace', path: 'displayName', value: null }],
+      [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'b@example.com' }],
+      [{ op: 'replace', path: 'name', value: { givenName: 'Ann' } }],
+      [{ op: 'add', path: 'emails', value: [{ value: 'b@example.com' }] }],
+      [{ op: 'replace', path: `${ENTERPRISE}:department`, value: 'Sales' }],
+      [{ op: 'replace', path: 'title', value: 'Manager' }],
+      [{ op: 'replace', path: 'name.formatted', value: 'Ann Lee' }],
+      [{ op: 'replace', path: 'nickname.x', value: 'y' }],
+      [{ op: 'replace', path: 'id', value: 'x' }],
+      [{ op: 'replace', path: 'displayName', value: 'Ann' }, { op: 'replace', path: 'title', value: 'Manager' }],
+    ];
+    expect(others.map((operations) => columns(...operations))).toEqual(others.map(() => undefined));
+  });
+
+  it('refuses what patchedUser refuses, with the same scimType', () => {
+    const user = toScimUser(stored({ userName: 'ann' }), '');
+    const bodies = [
+      { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: 5 }] },
+      { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: 'yes' }] },
+      { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'userName', value: '  ' }] },
+      { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: 'x'.repeat(256) }] },
+      { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName[', value: 'x' }] },
+      { schemas: [PATCH_OP], Operations: [] },
+    ];
+    const refusals = bodies.map((body) => scimTypeOf(() => columnPatch(body)));
+    expect(refusals).toEqual(bodies.map((body) => scimTypeOf(() => scimUserValues(canonicalUser(patchedUser(user, body))))));
+    expect(refusals).toEqual(['400 invalidValue', '400 invalidValue', '400 invalidValue', '400 invalidValue', '400 invalidPath', '400 invalidSyntax']);
   });
 });

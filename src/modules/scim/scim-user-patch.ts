@@ -3,7 +3,9 @@ import { parsePatchPath } from './protocol/filter-parser';
 import { readPatchOperations, type PatchOperation } from './protocol/patch-ops';
 import { badScimRequest } from './protocol/scim-error';
 import { SCIM_SCHEMA } from './protocol/schemas';
+import type { ColumnChanges } from '../users/users.service';
 import { byLowerName, isScimObject, isWritable, userAttribute, type ScimObject } from './scim-user-attributes';
+import { columnAttribute } from './scim-user-values';
 
 /**
  * A User resource with a PatchOp request (RFC 7644 §3.5.2) applied by scim-patch, which holds the
@@ -23,6 +25,33 @@ export function patchedUser(resource: ScimObject, body: unknown): ScimObject {
     if (error instanceof NoTarget || error instanceof NoPathInScimPatchOp) throw badScimRequest('noTarget', error.message);
     throw badScimRequest('invalidValue', `The operations cannot be applied to the user: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * The columns a PatchOp request sets when each of its operations adds or replaces a single-valued
+ * attribute that is a column of its own (displayName, active, name.givenName, …; Okta's path-less
+ * `{"active": false}` and Entra's `Replace` included): the REST API's PATCH, one statement, with no
+ * read of the user before it. Undefined for any other request (a remove, a multi-valued or complex
+ * attribute, an extension's, a value filter, null), which patchedUser applies to the user as stored. A
+ * value of the wrong type or length is 400 invalidValue, as patchedUser's result would be.
+ */
+export function columnPatch(body: unknown): ColumnChanges | undefined {
+  const fields: Partial<Record<keyof ColumnChanges, unknown>> = {};
+  for (const { op, target, value } of readPatchOperations(body).flatMap(expandPathless)) {
+    // null unassigns: patchedUser's rules (userName cannot be unassigned) answer it.
+    if (op === 'remove' || value === null || target!.filter !== undefined || target!.subAttribute !== undefined) return undefined;
+    const found = userAttribute(target!.path.uri, target!.path.name);
+    if (found === undefined || found.prefix !== '') return undefined;
+    const subName = target!.path.subAttribute?.toLowerCase();
+    const sub = subName === undefined ? undefined : found.attribute.subAttributes?.find((attribute) => attribute.name.toLowerCase() === subName);
+    if (subName !== undefined && sub === undefined) return undefined;
+    const column = columnAttribute(sub === undefined ? found.attribute.name : `${found.attribute.name}.${sub.name}`);
+    if (column === undefined) return undefined;
+    // Operations apply in order: the last value of an attribute is the one written.
+    fields[column.field] = column.read(value);
+  }
+  // Each reader answers its column's type (COLUMN_ATTRIBUTES is checked against ColumnChanges).
+  return fields as ColumnChanges;
 }
 
 /** A path-less add or replace as one operation per attribute of its value; the extension's object as one per attribute of it. */

@@ -1,6 +1,7 @@
 import { codePointLength, isBlank } from '../../common/validation/field-rules';
-import type { UserRewrite } from '../users/users.service';
+import type { ColumnChanges, UserRewrite } from '../users/users.service';
 import type { ScimAttributes, UserRow } from '../users/users.repository';
+import { scimBoolean } from './protocol/patch-ops';
 import { badScimRequest } from './protocol/scim-error';
 import { invalidValue, isScimObject, type ScimObject } from './scim-user-attributes';
 
@@ -55,16 +56,38 @@ export function scimUserValues(user: ScimObject, current?: UserRow): ScimUserVal
 
   return {
     fields: {
-      user_name: requiredUserName(userName),
-      external_id: externalIdOf(externalId),
-      display_name: optionalText(displayName, 'displayName', MAX_NAME),
-      given_name: optionalText(givenName, 'name.givenName', MAX_NAME),
-      family_name: optionalText(familyName, 'name.familyName', MAX_NAME),
+      user_name: COLUMN_ATTRIBUTES.userName.read(userName),
+      external_id: COLUMN_ATTRIBUTES.externalId.read(externalId),
+      display_name: COLUMN_ATTRIBUTES.displayName.read(displayName),
+      given_name: COLUMN_ATTRIBUTES['name.givenName'].read(givenName),
+      family_name: COLUMN_ATTRIBUTES['name.familyName'].read(familyName),
       email,
       active: typeof active === 'boolean' ? active : (current?.active ?? true),
     },
     scimAttributes: kept,
   };
+}
+
+/** An attribute that is a column of its own; its reader answers what the column takes, or 400 invalidValue. */
+type ColumnAttribute = { [F in keyof ColumnChanges]-?: { field: F; read: (value: unknown) => NonNullable<ColumnChanges[F]> | Extract<ColumnChanges[F], null> } }[keyof ColumnChanges];
+
+/**
+ * The single-valued attributes that are a column of their own, by canonical path: the column and
+ * how a value of it is read (the REST API's rules). `active` takes "True"/"False" too, as
+ * canonicalUser reads it.
+ */
+const COLUMN_ATTRIBUTES = {
+  userName: { field: 'user_name', read: requiredUserName },
+  externalId: { field: 'external_id', read: externalIdOf },
+  displayName: { field: 'display_name', read: (value: unknown) => optionalText(value, 'displayName', MAX_NAME) },
+  'name.givenName': { field: 'given_name', read: (value: unknown) => optionalText(value, 'name.givenName', MAX_NAME) },
+  'name.familyName': { field: 'family_name', read: (value: unknown) => optionalText(value, 'name.familyName', MAX_NAME) },
+  active: { field: 'active', read: (value: unknown) => scimBoolean(value, 'active') },
+} as const satisfies Record<string, ColumnAttribute>;
+
+/** The column attribute at a canonical path (`displayName`, `name.givenName`); undefined for any other attribute. */
+export function columnAttribute(canonicalPath: string): ColumnAttribute | undefined {
+  return Object.hasOwn(COLUMN_ATTRIBUTES, canonicalPath) ? COLUMN_ATTRIBUTES[canonicalPath as keyof typeof COLUMN_ATTRIBUTES] : undefined;
 }
 
 function withoutValue(entry: ScimObject): ScimObject {

@@ -11,7 +11,7 @@ import { readScimPage, type ScimPage } from './protocol/list-paging';
 import { canonicalUser } from './scim-user-attributes';
 import { USER_FILTER_ATTRIBUTES } from './scim-users.repository';
 import { toScimUser } from './scim-user.mapper';
-import { patchedUser } from './scim-user-patch';
+import { columnPatch, patchedUser } from './scim-user-patch';
 import { scimUserValues } from './scim-user-values';
 import { scimIfMatch } from './scim-version';
 
@@ -67,8 +67,14 @@ export class ScimUsersService {
     return this.rewrite(organizationId, id, (current) => scimUserValues(user, current), ifMatch, actor);
   }
 
-  /** PATCH: the operations applied to the user as it is stored (read again, and applied again, when another writer came first). */
+  /**
+   * PATCH: operations that only set columns (columnPatch) as the REST API's PATCH, in one
+   * statement; any other, applied to the user as it is stored (read again, and applied again, when
+   * another writer came first).
+   */
   patch(organizationId: string, id: string, body: unknown, ifMatch: string | undefined, actor: AuditActor): Promise<UserRow> {
+    const columns = columnPatch(body);
+    if (columns !== undefined) return this.users.updateRow(organizationId, userId(id), columns, scimIfMatch(ifMatch), actor);
     // The resource's meta.location is no attribute a PATCH may change: no base URL is needed for it here.
     return this.rewrite(organizationId, id, (current) => scimUserValues(canonicalUser(patchedUser(toScimUser(current, ''), body)), current), ifMatch, actor);
   }

@@ -35,6 +35,9 @@ export interface UserRewrite {
   scimAttributes: ScimAttributes;
 }
 
+/** The columns of a PATCH by their wire names (updateRow), without the memberships: what SCIM's PATCH of plain attributes sets. */
+export type ColumnChanges = Pick<UpdateUserDto, PatchedUserField>;
+
 const notFound = (id: string) => new AppError(ErrorCode.NOT_FOUND, `No user ${id} exists in this organization.`);
 
 /** The body contradicts itself: primary_department_id is not one of the department_ids it sends. */
@@ -129,6 +132,11 @@ export class UsersService {
    * another writer of the user and stood down: it runs again, with the user's row locked.
    */
   async update(organizationId: string, id: string, input: UpdateUserDto, requirement: RevisionRequirement, actor: AuditActor): Promise<UserDto> {
+    return toUserDto(await this.updateRow(organizationId, id, input, requirement, actor));
+  }
+
+  /** update, answering the stored row (SCIM's PATCH of the columns answers it as a SCIM User). */
+  async updateRow(organizationId: string, id: string, input: UpdateUserDto, requirement: RevisionRequirement, actor: AuditActor): Promise<UserRow> {
     if (input.department_ids !== undefined && input.primary_department_id !== undefined && !primaryFits(input.primary_department_id, input.department_ids)) {
       throw primaryConflicts();
     }
@@ -137,7 +145,7 @@ export class UsersService {
       const written = requirement.kind === 'absent' ? undefined : await this.users.update(organizationId, id, patch, { actor, at: this.clock.now() });
       return written ?? (await this.whyNotUpdated(organizationId, id, input, requirement));
     };
-    return toUserDto(await writeInOneStatement(attempt, (work) => this.users.withLocked(organizationId, id, work)));
+    return writeInOneStatement(attempt, (work) => this.users.withLocked(organizationId, id, work));
   }
 
   /** Deletes in one statement (memberships with it); like update, it runs again under the row lock if it stood down for another writer. */
