@@ -1,4 +1,4 @@
-import { Controller, Get, HttpStatus, Param, Req, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Param, Req } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequireScope } from '../../common/auth/auth.decorators';
@@ -11,8 +11,7 @@ import { scimListResponseSchema } from './dto/scim-user.schema';
 import { scimListResponse } from './protocol/list-paging';
 import { ScimError } from './protocol/scim-error';
 import { resourceTypeDocument, schemaDocument, SCIM_RESOURCE_TYPES, SCIM_SCHEMAS, serviceProviderConfigDocument } from './protocol/schemas';
-import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
-import { SCIM_BASE_PATH, SCIM_MEDIA_TYPE } from './scim-http';
+import { SCIM_BASE_PATH, SCIM_MEDIA_TYPE, ScimJsonAnswers } from './scim-http';
 import { ScimScope } from './scim.scopes';
 
 const DOCUMENT = { [SCIM_MEDIA_TYPE]: { schema: { type: 'object', additionalProperties: true, required: ['schemas'], properties: { schemas: { type: 'array', items: { type: 'string' } } } } } };
@@ -26,7 +25,7 @@ const LIST = { [SCIM_MEDIA_TYPE]: { schema: scimListResponseSchema({ type: 'obje
 @ApiTags('SCIM')
 @ApiExtraModels(ScimErrorDto)
 @Controller('scim/v2')
-@UseInterceptors(ScimContentTypeInterceptor)
+@ScimJsonAnswers()
 export class ScimDiscoveryController {
   constructor(private readonly config: AppConfig) {}
 

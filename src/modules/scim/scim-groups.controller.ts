@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
@@ -17,14 +17,13 @@ import { scimListResponse } from './protocol/list-paging';
 import { SCIM_PATCH_OP_SCHEMA } from './protocol/patch-ops';
 import { badScimRequest } from './protocol/scim-error';
 import { SCIM_SCHEMA } from './protocol/schemas';
-import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
 import { ApiScimAttributeSelection, ApiScimListQueries } from './scim-openapi';
 import type { AttributeSelection } from './protocol/attribute-selection';
 import { readGroupSelection, selectGroupAttributes, selectsMembers } from './scim-group-selection';
 import type { ScimObject } from './scim-group-values';
 import { toScimGroup } from './scim-group.mapper';
 import { ScimGroupsService, type ScimGroupRead } from './scim-groups.service';
-import { SCIM_MEDIA_TYPE } from './scim-http';
+import { SCIM_MEDIA_TYPE, ScimJsonAnswers } from './scim-http';
 import { ScimScope } from './scim.scopes';
 
 const ID_PARAM = { name: 'groupId', description: "The group's id (its department_id in the REST API)." };
@@ -63,7 +62,7 @@ const ApiAttributeSelection = () =>
 @ApiExtraModels(ScimErrorDto)
 @Controller('scim/v2/Groups')
 @AcceptsJsonMediaTypes(SCIM_MEDIA_TYPE, 'application/json')
-@UseInterceptors(ScimContentTypeInterceptor)
+@ScimJsonAnswers()
 export class ScimGroupsController {
   constructor(
     private readonly groups: ScimGroupsService,

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentActor, type AuditActor } from '../../common/audit/audit-actor';
@@ -16,9 +16,8 @@ import { ScimErrorDto } from './dto/scim-error.dto';
 import { SCIM_USER_SCHEMA, scimListResponseSchema } from './dto/scim-user.schema';
 import { scimListResponse } from './protocol/list-paging';
 import { badScimRequest } from './protocol/scim-error';
-import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
 import { ApiScimAttributeSelection, ApiScimListQueries } from './scim-openapi';
-import { SCIM_MEDIA_TYPE } from './scim-http';
+import { SCIM_MEDIA_TYPE, ScimJsonAnswers } from './scim-http';
 import { ScimScope } from './scim.scopes';
 import type { ScimObject } from './scim-user-attributes';
 import { scimUserLocation, toScimUser } from './scim-user.mapper';
@@ -62,7 +61,7 @@ const BAD_REQUEST = (what: string) =>
 @ApiExtraModels(ScimErrorDto)
 @Controller('scim/v2/Users')
 @AcceptsJsonMediaTypes(SCIM_MEDIA_TYPE, 'application/json')
-@UseInterceptors(ScimContentTypeInterceptor)
+@ScimJsonAnswers()
 export class ScimUsersController {
   constructor(
     private readonly users: ScimUsersService,
