@@ -14,10 +14,11 @@ import { startPgBouncer, type PgBouncer } from './pooler';
 import { startServer, type ServerProcess } from './processes';
 import { markdown } from './report';
 import { prepareDatabase, startService } from './service';
-import { checkMirroredOperations, checkTargets, microseconds, mirroredOperations, ratio, summarize, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
+import { checkMirroredOperations, checkTargets, microseconds, mirroredOperations, ratio, summarize, type Run, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
 import { isServiceOnly, type LoadJob, type ScenarioName } from './scenarios';
 import { readSettings, type Settings } from './settings';
 import { countStatements, type StatementCount } from './statements';
+import { MIRRORED_OPERATIONS } from './targets';
 
 const ROOT = join(__dirname, '..', '..');
 const SHIPPED = shippedStartCommand(ROOT);
@@ -149,31 +150,41 @@ function printComparison(summaries: ScenarioSummary[], against: string, failures
   return failures.length === 0 ? 0 : 1;
 }
 
-/** A warm-up run on each side, then pairs of measured runs, alternating which side goes first. */
+/**
+ * A warm-up run on each side, then pairs of measured runs, alternating which side goes first. A
+ * service-only scenario that mirrors another (SCIM) pairs each of its runs with a run of the
+ * mirrored scenario instead, alternating which goes first, so that both meet the same database.
+ */
 async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fixture, settings: Settings, database: (side: Side) => ServerDatabase): Promise<ScenarioRuns> {
   const outcome: ScenarioRuns = { scenario, runs: [], rssAfterMiB: {} };
   // Each create run gets its own organization (the same one on both sides), so that every run
   // starts from no siblings: max(order) over a growing sibling list would favour the slower side.
-  const job = (side: Side, run: number, durationSeconds: number): Omit<LoadJob, 'baseUrl'> => ({
-    scenario,
-    token: scenario === 'create' ? fixture.createTenants[run + 1].token : fixture.main.token,
+  const job = (name: ScenarioName, side: Side, run: number, durationSeconds: number): Omit<LoadJob, 'baseUrl'> => ({
+    scenario: name,
+    token: name === 'create' ? fixture.createTenants[run + 1].token : fixture.main.token,
     suiteIds: fixture.suiteIds,
     departmentIds: fixture.departmentIds,
     userIds: fixture.userIds,
-    runTag: `${scenario}-${side}-${run}`,
+    runTag: `${name}-${side}-${run}`,
     durationSeconds,
     connections: settings.connections,
   });
-  const sides: Side[] = isServiceOnly(scenario) ? ['service'] : SIDES;
+  const mirror = isServiceOnly(scenario) ? MIRRORED_OPERATIONS.find((operation) => operation.scenario === scenario)?.mirrors : undefined;
+  // Who runs in each pair: the two sides, or the scenario and its mirror on the service.
+  const members: { name: ScenarioName; side: Side; into: Run[] }[] = isServiceOnly(scenario)
+    ? [{ name: scenario, side: 'service', into: outcome.runs }, ...(mirror === undefined ? [] : [{ name: mirror, side: 'service' as const, into: (outcome.mirrorRuns = []) }])]
+    : SIDES.map((side) => ({ name: scenario, side, into: outcome.runs }));
   try {
-    for (const side of sides) await measure(servers[side], job(side, -1, settings.warmupSeconds), SCRIPTS.load);
+    for (const member of members) await measure(servers[member.side], job(member.name, member.side, -1, settings.warmupSeconds), SCRIPTS.load);
     for (let pair = 0; pair < settings.pairs; pair++) {
-      for (const side of pair % 2 === 0 ? sides : [...sides].reverse()) {
-        const run = { side, pair, ...(await measure(servers[side], job(side, pair, settings.durationSeconds), SCRIPTS.load, database(side))) };
-        outcome.runs.push(run);
+      for (const member of pair % 2 === 0 ? members : [...members].reverse()) {
+        const { side } = member;
+        const run = { side, pair, ...(await measure(servers[side], job(member.name, side, pair, settings.durationSeconds), SCRIPTS.load, database(side))) };
+        member.into.push(run);
         const { load } = run;
+        const label = member.name === scenario ? side : `${side}, ${member.name} beside it`;
         console.log(
-          `${scenario.padEnd(13)} pair ${pair + 1} ${side.padEnd(8)} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  ${run.cpuUsPerRequest.toFixed(0)} µs CPU/req  PostgreSQL ${microseconds(run.databaseCpuUsPerRequest)} µs/req  non-2xx ${load.non2xx}  errors ${load.errors}`,
+          `${scenario.padEnd(13)} pair ${pair + 1} ${label.padEnd(8)} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  ${run.cpuUsPerRequest.toFixed(0)} µs CPU/req  PostgreSQL ${microseconds(run.databaseCpuUsPerRequest)} µs/req  non-2xx ${load.non2xx}  errors ${load.errors}`,
         );
       }
     }

@@ -1,4 +1,4 @@
-import { checkMirroredOperations, checkTargets, mirroredOperations, type ScenarioSummary } from '../bench/results';
+import { checkMirroredOperations, checkTargets, mirroredOperations, summarize, type Run, type ScenarioSummary } from '../bench/results';
 import { isServiceOnly, SCENARIOS, type ScenarioName } from '../bench/scenarios';
 import { WRITE_SCENARIOS } from '../bench/settings';
 
@@ -99,14 +99,42 @@ describe('bench targets: SCIM beside the REST operations it mirrors', () => {
     expect(throughputCheck(849).ok).toBe(false);
   });
 
-  it('shows the statements of a SCIM PATCH without holding them to the REST PATCH\'s (it reads before it writes)', () => {
-    const statements = [
+  it('holds a SCIM PATCH to the REST PATCH\'s statements', () => {
+    const statements = (scimStatements: number) => [
       { request: 'PATCH /users/{id}', status: 200, statements: 1, connections: 1 },
-      { request: 'PATCH /scim/v2/Users/{id}', status: 200, statements: 2, connections: 1 },
+      { request: 'PATCH /scim/v2/Users/{id}', status: 200, statements: scimStatements, connections: 1 },
     ];
-    const [operation] = mirroredOperations([summary('user-patch', 1000), summary('scim-patch', 900)], statements);
-    expect(operation.statements).toEqual([{ request: 'PATCH /scim/v2/Users/{id}', count: 2 }]);
-    expect(checkMirroredOperations([operation]).map((check) => [check.what, check.ok])).toEqual([['scim-patch: service throughput, against user-patch', true]]);
+    const checks = (scimStatements: number) =>
+      checkMirroredOperations(mirroredOperations([summary('user-patch', 1000), summary('scim-patch', 900)], statements(scimStatements))).map((check) => [check.what, check.ok]);
+    expect(checks(1)).toEqual([
+      ['scim-patch: service throughput, against user-patch', true],
+      ['PATCH /scim/v2/Users/{id}: statements per request, against user-patch', true],
+    ]);
+    expect(checks(2).map(([, ok]) => ok)).toEqual([true, false]);
+  });
+
+  it('takes the ratio of the runs paired with the mirrored operation\'s where there are some, the mirrored scenario run or not', () => {
+    const mirror = summary('user-lookup', 1000).service;
+    const interleaved = { ...summary('scim-lookup', 800), interleavedMirror: { service: mirror, throughputRatio: 0.9 } };
+    for (const summaries of [[interleaved], [summary('user-lookup', 2000), interleaved]]) {
+      const [operation] = mirroredOperations(summaries, []);
+      expect({ ratio: operation.throughputRatio, mirrored: operation.mirroredService.requestsPerSecond }).toEqual({ ratio: 0.9, mirrored: 1000 });
+      expect(checkMirroredOperations([operation])[0]).toMatchObject({ measured: '0.90', ok: true });
+    }
+  });
+
+  it('pairs each SCIM run with the mirrored operation\'s run of the same pair: the median of those ratios', () => {
+    const run = (pair: number, requestsPerSecond: number): Run => ({
+      side: 'service',
+      pair,
+      load: { requests: requestsPerSecond * 5, durationSeconds: 5, requestsPerSecond, p50Ms: 1, p99Ms: 2, non2xx: 0, errors: 0, statusCounts: { 200: requestsPerSecond * 5 } },
+      cpuUsPerRequest: 100,
+      databaseCpuUsPerRequest: 50,
+    });
+    // The medians of each side alone would give 800 / 1000; the pairs' ratios are 0.8, 1.0 and 0.95.
+    const summarized = summarize({ scenario: 'scim-lookup', runs: [run(0, 800), run(1, 700), run(2, 950)], mirrorRuns: [run(0, 1000), run(1, 700), run(2, 1000)], rssAfterMiB: {} });
+    expect(summarized.interleavedMirror).toMatchObject({ throughputRatio: 0.95, service: { requestsPerSecond: 1000 } });
+    expect(summarize({ scenario: 'scim-lookup', runs: [run(0, 800)], rssAfterMiB: {} }).interleavedMirror).toBeUndefined();
   });
 
   it('checks a scenario without a lean counterpart for its failures only, never against a lean side it did not run', () => {
