@@ -87,6 +87,8 @@ describe('admin CLI commands', () => {
     const org = (await cli('org', 'create', '--name', 'Listed')).json!;
     const other = (await cli('org', 'create', '--name', 'Other')).json!;
     const first = (await cli('apikey', 'create', '--org', org.id as string, '--scopes', DirectoryScope.Read)).json!;
+    // Creation times a few milliseconds apart, so that the order is decided by them alone.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const second = (await cli('apikey', 'create', '--org', org.id as string, '--scopes', `${QuotaScope.Read},${DirectoryScope.Manage}`)).json!;
     await cli('apikey', 'create', '--org', other.id as string, '--scopes', QuotaScope.Read);
     await cli('apikey', 'revoke', '--id', first.id as string);
@@ -94,7 +96,7 @@ describe('admin CLI commands', () => {
     const listed = await cli('apikey', 'list', '--org', org.id as string);
     expect(listed.code).toBe(0);
     const keys = listed.json!.api_keys as Array<Record<string, unknown>>;
-    expect(keys.map((key) => key.id).sort()).toEqual([first.id, second.id].sort());
+    expect(keys.map((key) => key.id)).toEqual([second.id, first.id]);
     const byId = new Map(keys.map((key) => [key.id, key]));
     expect(byId.get(first.id)).toEqual({
       id: first.id,
@@ -129,6 +131,14 @@ describe('admin CLI commands', () => {
     const org = (await cli('org', 'create', '--name', 'Suites')).json!;
     const category = await cli('category', 'create', '--org', org.id as string, '--name', 'Finance');
     expect(category.json).toEqual({ id: expect.any(String), name: 'Finance' });
+    expect(await cli('category', 'create', '--org', org.id as string, '--name', 'Finance')).toEqual({
+      code: 1,
+      json: undefined,
+      error: { code: 'operation_refused', message: 'The organization already has a category named "Finance".' },
+    });
+    // Names are unique per organization: another one may use the same.
+    const other = (await cli('org', 'create', '--name', 'Other suites')).json!;
+    expect(await cli('category', 'create', '--org', other.id as string, '--name', 'Finance')).toMatchObject({ code: 0, json: { name: 'Finance' } });
     const suite = await cli('expert-suite', 'create', '--org', org.id as string, '--name', 'tax-helper');
     expect(suite.json).toMatchObject({
       name: 'tax-helper',
@@ -184,6 +194,35 @@ describe('admin CLI commands', () => {
     expect(times).toEqual([...times].sort());
   });
 
+  it('gives demo-key\'s keys to the oldest organization named "Demo organization", and leaves the earlier keys working', async () => {
+    await cli('org', 'create', '--name', 'Demo organization');
+    const organizations = (await cli('org', 'list')).json!.organizations as Array<{ id: string; name: string }>;
+    const oldest = organizations.find((organization) => organization.name === 'Demo organization')!;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const newer = (await cli('org', 'create', '--name', 'Demo organization')).json!;
+
+    const earlier = (await cli('demo-key')).json!;
+    const later = (await cli('demo-key')).json!;
+    expect([earlier.organization_id, later.organization_id]).toEqual([oldest.id, oldest.id]);
+    expect(oldest.id).not.toBe(newer.id);
+    const testApp = await startTestApp(fixture.database);
+    try {
+      for (const key of [earlier.key, later.key]) await testApp.http().get('/api/openapi/v1/metering-policy').set('Authorization', `Bearer ${key as string}`).expect(200);
+    } finally {
+      await testApp.close();
+    }
+  });
+
+  it('refuses a blank name with exit code 2 and the command\'s usage, writing nothing', async () => {
+    const before = ((await cli('org', 'list')).json!.organizations as unknown[]).length;
+    expect(await cli('org', 'create', '--name', '   ')).toEqual({
+      code: 2,
+      json: undefined,
+      error: { code: 'invalid_argument', message: '--name must not be blank.', usage: 'org create --name NAME' },
+    });
+    expect((await cli('org', 'list')).json!.organizations).toHaveLength(before);
+  });
+
   it('answers a malformed option value with exit code 2 and the command\'s usage', async () => {
     expect(await cli('apikey', 'list', '--org', 'not-a-uuid')).toEqual({
       code: 2,
@@ -221,5 +260,15 @@ describe('admin CLI as a process (built dist, embedded database on disk)', () =>
     expect(JSON.parse((failed as { stderr: string }).stderr)).toEqual({ error: { code: 'usage_error', message: 'Missing --name.', usage: 'org create --name NAME' } });
     const unknown = await run('node', [cliPath, 'org', 'delete'], { env }).catch((error: { stderr: string }) => error);
     expect(JSON.parse((unknown as { stderr: string }).stderr).error).toEqual({ code: 'usage_error', message: 'Unknown command "org delete".', usage: expect.stringMatching(/^Usage: npm run --silent cli -- <command>\n/) });
+  });
+
+  it('prints internal_error as one JSON line on stderr (exit code 1) when the database cannot be reached', async () => {
+    // Nothing listens on port 1 of the loopback address: the connection is refused at once.
+    const unreachable = { ...env, DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/nothing' };
+    const failed = await run('node', [cliPath, 'org', 'list'], { env: unreachable }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    expect(failed).toMatchObject({ code: 1, stdout: '' });
+    const lines = (failed as { stderr: string }).stderr.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
   });
 });

@@ -54,6 +54,8 @@ describe('embedded database on disk, created from the template', () => {
       const databases = await database.prisma.$queryRawUnsafe<Array<{ datname: string }>>('SELECT datname FROM pg_database ORDER BY datname');
       expect(databases.map((row) => row.datname)).toEqual(['postgres']);
       expect(await database.prisma.$queryRawUnsafe('SHOW wal_segment_size')).toEqual([{ wal_segment_size: '1MB' }]);
+      // PGlite's own default is 128MB, resident from the start.
+      expect(await database.prisma.$queryRawUnsafe('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
     } finally {
       await database.close();
     }

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, Agent } from 'node:http';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { freshEmbeddedEnvironment, startService } from './support/started-service';
 import { createTenant, openTestDatabase, testDatabaseUrl, type TestTenant } from './support/test-app';
 
 const distMain = join(__dirname, '..', 'dist', 'src', 'main.js');
@@ -87,4 +89,18 @@ function send(port: number, agent: Agent, method: string, path: string, headers:
     expect(output).toContain('SIGTERM: draining');
     expect(output).toContain('Stopped');
   });
+});
+
+// Ctrl-C in the terminal running `npm start` sends SIGINT: the same drain as SIGTERM.
+describe('SIGINT drains the service too (built service on a new embedded database)', () => {
+  it('drains, stops, releases the embedded database\'s lock and exits 0', async () => {
+    const env = freshEmbeddedEnvironment('wsa-sigint-');
+    const service = await startService(env);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => service.process.once('exit', (code, signal) => resolve({ code, signal })));
+    service.process.kill('SIGINT');
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(service.output()).toContain('SIGINT: draining');
+    expect(service.output()).toContain('Stopped');
+    expect(existsSync(`${env.DATA_DIR}.lock`)).toBe(false);
+  }, 60_000);
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MetricsServer } from '../src/common/metrics/metrics-server';
 import { expectErrorBody } from './support/error-body';
 import { captureLogs } from './support/log-capture';
+import { ProbeModule } from './support/probe.module';
 import { createTenant, useTestApp, useTestDatabase, type TestApp } from './support/test-app';
 
 const METERING = '/api/openapi/v1/metering-policy';
@@ -27,7 +28,7 @@ const database = useTestDatabase();
 describe('logs and metrics', () => {
   // The first app of this file: nestjs-pino sends events logged outside a request to it.
   const logs = captureLogs();
-  const fixture = useTestApp({ database, overrides: { LOG_LEVEL: 'log', LOG_FORMAT: 'json', METRICS_PORT: 0 }, logDestination: logs.destination });
+  const fixture = useTestApp({ database, overrides: { LOG_LEVEL: 'log', LOG_FORMAT: 'json', METRICS_PORT: 0 }, extraModules: [ProbeModule], logDestination: logs.destination });
 
   describe('request lines', () => {
     it('writes one JSON line per request: request id, method, route pattern, status, latency, key and organization', async () => {
@@ -75,6 +76,13 @@ describe('logs and metrics', () => {
         .send('{"name": ')
         .expect(400);
       expect(logs.entries().filter((entry) => entry.request_id === 'bad-json-1')).toEqual([expect.objectContaining({ method: 'POST', route: DEPARTMENTS, status: 400 })]);
+    });
+
+    it('says "request errored" for a request answered 5xx, at info like the others', async () => {
+      await fixture.http().get('/probe/boom').set('X-Request-Id', 'errored-1').expect(500);
+      expect(logs.entries().filter((entry) => entry.request_id === 'errored-1')).toEqual([
+        expect.objectContaining({ level: 'info', msg: 'request errored', method: 'GET', route: '/probe/boom', status: 500 }),
+      ]);
     });
 
     it('never logs the Authorization header, the key or a body, of the request or of the response', async () => {

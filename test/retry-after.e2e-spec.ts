@@ -1,10 +1,11 @@
+import { Agent, get } from 'node:http';
 import { MetricsServer } from '../src/common/metrics/metrics-server';
 import { Metrics } from '../src/common/metrics/metrics';
 import { Readiness } from '../src/common/lifecycle/readiness';
 import type { Database } from '../src/database/database';
 import { expectErrorBody } from './support/error-body';
 import { ProbeModule } from './support/probe.module';
-import { createTenant, openTestDatabase, startTestApp, useTestApp, type TestApp, type TestTenant } from './support/test-app';
+import { createTenant, listenOnLoopback, openTestDatabase, startTestApp, useTestApp, type TestApp, type TestTenant } from './support/test-app';
 import { pngOf, upload } from './support/uploads';
 
 const API = '/api/openapi/v1';
@@ -14,6 +15,17 @@ const MIB = 1024 * 1024;
 function expectUnavailable(response: Parameters<typeof expectErrorBody>[0], retryAfter: string): void {
   expectErrorBody(response, 503, 'SERVICE_UNAVAILABLE', 'service_unavailable');
   expect(response.headers['retry-after']).toBe(retryAfter);
+}
+
+/** The Connection header of the answer to a GET sent on a keep-alive connection. */
+function connectionHeader(url: string): Promise<string | undefined> {
+  const agent = new Agent({ keepAlive: true });
+  return new Promise<string | undefined>((resolve, reject) => {
+    get(url, { agent }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.headers.connection));
+    }).on('error', reject);
+  }).finally(() => agent.destroy());
 }
 
 /**
@@ -69,11 +81,16 @@ describe('every 503 carries Retry-After', () => {
       expect(await response.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', error: 'service_unavailable' });
     });
 
-    it('answers readiness 503 with Retry-After: 5 while the instance drains', async () => {
+    it('answers readiness 503 with Retry-After: 5 while the instance drains, and closes the connection of every answer', async () => {
+      // Over a keep-alive connection (supertest asks for Connection: close itself, so it cannot tell).
+      const baseUrl = await listenOnLoopback(app);
+      expect(await connectionHeader(`${baseUrl}/healthz`)).toBe('keep-alive');
       app.app.get(Readiness).startDraining();
       const response = await app.http().get('/readyz');
       expectUnavailable(response, '5');
       expect(response.body.detail).toContain('shutting down');
+      expect(await connectionHeader(`${baseUrl}/readyz`)).toBe('close');
+      expect(await connectionHeader(`${baseUrl}/healthz`)).toBe('close');
     });
   });
 
