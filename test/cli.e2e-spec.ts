@@ -9,6 +9,7 @@ import { startTestApp, useTestDatabase } from './support/test-app';
 import { DirectoryScope } from '../src/modules/directory/directory.scopes';
 import { QuotaScope } from '../src/modules/quota/quota.scopes';
 import { APP_REGISTRIES } from '../src/app.module';
+import { Prisma } from '../src/generated/prisma/client';
 
 const run = promisify(execFile);
 
@@ -235,6 +236,74 @@ describe('admin CLI commands', () => {
     expect(() => parseCommand(['org', 'delete'])).toThrow(UsageError);
     expect(() => parseCommand(['org', 'create', '--nam', 'x'])).toThrow(/Unknown option/);
     expect(() => parseCommand(['apikey', 'create', '--org', 'x'])).toThrow(/Missing --scopes/);
+  });
+
+  describe('writes a change and its audit event in one transaction', () => {
+    interface ChangeCommand {
+      /** The command line, for an organization prepared as it needs (a key to revoke). */
+      argv: (organizationId: string, apiKeyId: string) => string[];
+      /** The table the command changes. */
+      table: 'api_keys' | 'categories' | 'expert_suites' | 'subscriptions';
+    }
+    const COMMANDS: Record<string, ChangeCommand> = {
+      'apikey create': { argv: (org) => ['apikey', 'create', '--org', org, '--scopes', QuotaScope.Read], table: 'api_keys' },
+      'apikey revoke': { argv: (_org, key) => ['apikey', 'revoke', '--id', key], table: 'api_keys' },
+      'category create': { argv: (org) => ['category', 'create', '--org', org, '--name', 'Atomic'], table: 'categories' },
+      'expert-suite create': { argv: (org) => ['expert-suite', 'create', '--org', org, '--name', 'Atomic'], table: 'expert_suites' },
+      'subscription set': { argv: (org) => ['subscription', 'set', '--org', org, '--anchor', '2026-01-02T03:04:05Z'], table: 'subscriptions' },
+      'demo-key': { argv: () => ['demo-key'], table: 'api_keys' },
+    };
+    const REFUSAL = 'write refused by the test';
+
+    /** An organization to run `command` on, with a key to revoke; demo-key works on the demo organization. */
+    async function prepare(command: string): Promise<{ argv: string[]; organizationId: string }> {
+      const organizationId =
+        command === 'demo-key'
+          ? ((await fixture.admin.demoOrganizationId()) ?? (await fixture.admin.createOrganization('Demo organization')).id)
+          : (await fixture.admin.createOrganization(`Atomic ${command}`)).id;
+      const key = await fixture.admin.createApiKey(organizationId, [QuotaScope.Read]);
+      return { argv: COMMANDS[command].argv(organizationId, key.id), organizationId };
+    }
+
+    /** The organization's rows of `table`, whole, to tell whether anything changed. */
+    async function rows(table: ChangeCommand['table'], organizationId: string): Promise<unknown[]> {
+      return fixture.database.prisma.$queryRawUnsafe(`SELECT to_jsonb(t)::text AS row FROM ${table} t WHERE organization_id = $1::uuid ORDER BY id`, organizationId);
+    }
+
+    async function auditEventCount(organizationId: string): Promise<number> {
+      const [{ count }] = await fixture.database.prisma.$queryRaw<Array<{ count: number }>>(Prisma.sql`SELECT count(*)::int AS count FROM audit_events WHERE organization_id = ${organizationId}::uuid`);
+      return count;
+    }
+
+    /** Runs `work` while every insert or update of `table` fails (a trigger raising), as a failing write would. */
+    async function whileWritesFail(table: string, work: () => Promise<void>): Promise<void> {
+      const prisma = fixture.database.prisma;
+      await prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${REFUSAL}'; END $$`);
+      await prisma.$executeRawUnsafe(`CREATE TRIGGER refuse_write AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION refuse_write()`);
+      try {
+        await work();
+      } finally {
+        await prisma.$executeRawUnsafe(`DROP TRIGGER refuse_write ON ${table}`);
+      }
+    }
+
+    it.each(Object.keys(COMMANDS))('%s: a change that fails leaves no audit event', async (command) => {
+      const { argv, organizationId } = await prepare(command);
+      const events = await auditEventCount(organizationId);
+      await whileWritesFail(COMMANDS[command].table, () => expect(cli(...argv)).rejects.toThrow(REFUSAL));
+      expect(await auditEventCount(organizationId)).toBe(events);
+      expect((await cli(...argv)).code).toBe(0);
+      expect(await auditEventCount(organizationId)).toBe(events + 1);
+    });
+
+    it.each(Object.keys(COMMANDS))('%s: an audit event that fails leaves no change', async (command) => {
+      const { argv, organizationId } = await prepare(command);
+      const before = await rows(COMMANDS[command].table, organizationId);
+      await whileWritesFail('audit_events', () => expect(cli(...argv)).rejects.toThrow(REFUSAL));
+      expect(await rows(COMMANDS[command].table, organizationId)).toEqual(before);
+      expect((await cli(...argv)).code).toBe(0);
+      expect(await rows(COMMANDS[command].table, organizationId)).not.toEqual(before);
+    });
   });
 });
 
