@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest, Agent } from 'node:http';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { freshEmbeddedEnvironment, startService } from './support/started-service';
+import { connect, type Socket } from 'node:net';
+import { freshEmbeddedEnvironment, printedDemoKey, startService } from './support/started-service';
 import { createTenant, openTestDatabase, testDatabaseUrl, type TestTenant } from './support/test-app';
 
 const distMain = join(__dirname, '..', 'dist', 'src', 'main.js');
@@ -102,5 +103,51 @@ describe('SIGINT drains the service too (built service on a new embedded databas
     expect(service.output()).toContain('SIGINT: draining');
     expect(service.output()).toContain('Stopped');
     expect(existsSync(`${env.DATA_DIR}.lock`)).toBe(false);
+  }, 60_000);
+});
+
+/** A create whose body never arrives in full: the request stays in flight until the service cuts its connection. */
+function stalledCreate(baseUrl: string, apiKey: string): Promise<Socket> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname, () => {
+      socket.write(
+        [
+          'POST /api/openapi/v1/departments HTTP/1.1',
+          `Host: ${hostname}:${port}`,
+          `Authorization: Bearer ${apiKey}`,
+          'Content-Type: application/json',
+          `Idempotency-Key: ${randomUUID()}`,
+          'Content-Length: 1000',
+          '',
+          '{"name": "Never fini',
+        ].join('\r\n'),
+      );
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('SHUTDOWN_TIMEOUT_MS running out (built service on a new embedded database)', () => {
+  it('cuts the connections of requests still running, logs a warning and exits 0', async () => {
+    const env = { ...freshEmbeddedEnvironment('wsa-shutdown-timeout-'), SHUTDOWN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '1500' };
+    const service = await startService(env);
+    const socket = await stalledCreate(service.baseUrl, printedDemoKey(service.output()));
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk));
+    socket.on('error', () => undefined);
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => service.process.once('exit', (code, signal) => resolve({ code, signal })));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const signalled = Date.now();
+    service.process.kill('SIGTERM');
+    const closedAfterMs = (await closed) - signalled;
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(received).toBe('');
+    expect(closedAfterMs).toBeGreaterThanOrEqual(1400);
+    expect(service.output()).toMatch(/WARN.*Requests still running after 1500 ms were cut off/);
+    expect(service.output()).toContain('Stopped');
   }, 60_000);
 });
