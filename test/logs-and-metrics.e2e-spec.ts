@@ -58,6 +58,19 @@ describe('logs and metrics', () => {
       expect(withId).toMatchObject({ route: '/api/openapi/v1/expert-suites/:resourceId', status: 200 });
     });
 
+    it('writes duration_ms in milliseconds with two decimals', async () => {
+      for (let i = 0; i < 5; i++) await fixture.http().get('/healthz').set('X-Request-Id', `duration-${i}`).expect(200);
+      const written = logs
+        .text()
+        .split('\n')
+        .filter((line) => line.includes('"request_id":"duration-'))
+        .map((line) => /"duration_ms":([^,}]+)/.exec(line)?.[1]);
+      expect(written).toHaveLength(5);
+      for (const duration of written) expect(duration).toMatch(/^\d+(\.\d{1,2})?$/);
+      // Rounded to hundredths, not to whole milliseconds: five durations all whole are a 1 in 10^10 chance.
+      expect(written.some((duration) => duration!.includes('.'))).toBe(true);
+    });
+
     it('names the path without its query string when no route matched, and has no key fields without a key', async () => {
       await fixture.http().get('/no/such/path?token=secret-value').set('X-Request-Id', 'unmatched-1').expect(404);
       const line = logs.entries().find((entry) => entry.request_id === 'unmatched-1');
