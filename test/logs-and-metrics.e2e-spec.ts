@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Metrics } from '../src/common/metrics/metrics';
 import { MetricsServer } from '../src/common/metrics/metrics-server';
 import { expectErrorBody } from './support/error-body';
 import { captureLogs } from './support/log-capture';
@@ -147,6 +148,30 @@ describe('logs and metrics', () => {
       expect(exposition).not.toContain('/unknown/');
     });
 
+    it('labels a request refused before routing (an invalid Host) as unmatched, not by its path', async () => {
+      const unmatched = 'http_requests_total{method="GET",route="(unmatched)",status="400"}';
+      const before = sample(await scrape(fixture.app), unmatched);
+      await fixture.http().get(METERING).set('Authorization', fixture.tenant.bearer).set('Host', 'a b').expect(400);
+      const after = await scrape(fixture.app);
+      expect(sample(after, unmatched) - before).toBe(1);
+      expect(sample(after, `http_requests_total{method="GET",route="${METERING}",status="400"}`)).toBe(0);
+    });
+
+    it('times requests in buckets from 1 ms to 10 s', async () => {
+      await fixture.http().get('/healthz').expect(200);
+      const bounds = [...(await scrape(fixture.app)).matchAll(/^http_request_duration_seconds_bucket\{le="([^"]+)",method="GET",route="\/healthz"\}/gm)].map((match) => match[1]);
+      expect(bounds[0]).toBe('0.001');
+      expect(bounds.slice(-2)).toEqual(['10', '+Inf']);
+    });
+
+    it("serves prom-client's default process and Node.js metrics", async () => {
+      const exposition = await scrape(fixture.app);
+      expect(exposition).toMatch(/^process_resident_memory_bytes \d+/m);
+      expect(exposition).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+/m);
+      expect(exposition).toMatch(/^nodejs_heap_size_used_bytes \d+/m);
+      expect(exposition).toMatch(/^nodejs_gc_duration_seconds_count\{kind="\w+"\} \d+/m);
+    });
+
     it('counts API key and metering policy cache hits and misses', async () => {
       const fresh = await createTenant(fixture.database);
       const before = await scrape(fixture.app);
@@ -187,9 +212,11 @@ describe('logs and metrics', () => {
 
     it('answers anything but GET /metrics on the metrics port with 404', async () => {
       const port = fixture.app.app.get(MetricsServer).port;
-      const response = await fetch(`http://127.0.0.1:${port}${METERING}`);
-      expect(response.status).toBe(404);
-      expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', error: 'not_found' });
+      for (const [method, path] of [['GET', METERING], ['POST', '/metrics']]) {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`, { method });
+        expect({ method, path, status: response.status }).toEqual({ method, path, status: 404 });
+        expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', error: 'not_found' });
+      }
     });
   });
 });
@@ -210,6 +237,13 @@ describe('without METRICS_PORT', () => {
 
   it('starts no metrics server', () => {
     expect(fixture.app.app.get(MetricsServer).port).toBeUndefined();
+  });
+
+  it('neither times nor counts requests', async () => {
+    await fixture.http().get(METERING).set('Authorization', fixture.tenant.bearer).expect(200);
+    const exposition = await fixture.app.app.get(Metrics).registry.metrics();
+    expect(exposition).not.toMatch(/^http_requests_total\{/m);
+    expect(exposition).not.toMatch(/^http_request_duration_seconds_count\{/m);
   });
 });
 
