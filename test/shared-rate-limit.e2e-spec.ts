@@ -57,6 +57,17 @@ describeWithRedis('rate limit shared through Redis', () => {
     expect(counters.some((name) => name.includes(`key:${tenant.apiKeyId}`))).toBe(true);
   });
 
+  it("keeps per key a hits counter for the 60 s window and, once spent, a blocked mark for 60 s, under REDIS_KEY_PREFIX", async () => {
+    const tenant = await createTenant(database);
+    for (let i = 0; i <= LIMIT; i++) await first.http().get('/probe/quota-read').set('Authorization', tenant.bearer);
+    const name = `${redis.keyPrefix}{default:key:${tenant.apiKeyId}:default}`;
+    expect((await redis.keys()).filter((key) => key.includes(tenant.apiKeyId)).sort()).toEqual([`${name}:blocked`, `${name}:hits`]);
+    for (const key of [`${name}:hits`, `${name}:blocked`]) {
+      const ttl = await redis.client.pttl(key);
+      expect({ key, expiresWithinAMinute: ttl > 0 && ttl <= 60_000 }).toEqual({ key, expiresWithinAMinute: true });
+    }
+  });
+
   it('never limits liveness and readiness, and sends them no rate-limit headers, even once the key is spent', async () => {
     const tenant = await createTenant(database);
     for (let i = 0; i <= LIMIT; i++) await first.http().get('/probe/quota-read').set('Authorization', tenant.bearer);
