@@ -12,7 +12,9 @@ import { AuditStatements } from '../src/common/audit/audit-event';
 import { scimFilterSql } from '../src/modules/scim/protocol/filter-sql';
 import { USER_FILTER_ATTRIBUTES } from '../src/modules/scim/scim-users.repository';
 import { UsersRepository } from '../src/modules/users/users.repository';
-import { createTenant, openTestDatabase, testConfig } from './support/test-app';
+import type { AppConfig } from '../src/config/app-config';
+import { LISTENER_APPLICATION_NAME } from '../src/database/notifications';
+import { createTenant, openTestDatabase, startTestApp, testConfig, until } from './support/test-app';
 
 describe('Raw statements on the driver adapter (txHost.sql)', () => {
   let database: Database;
@@ -229,5 +231,38 @@ describe('Times on a PostgreSQL server whose TimeZone is not UTC', () => {
     const listed = await cli('apikey', 'list', '--org', organizationId);
     expect(JSON.parse(listed.stdout)).toEqual({ api_keys: [] });
     expect([created.stderr, listed.stderr]).toEqual(['', '']);
+  });
+});
+
+describe('Connections of one instance beside its pool (PostgreSQL)', () => {
+  const onPostgres = testConfig().DATABASE_URL !== undefined;
+
+  async function listeningConnections(database: Database): Promise<number> {
+    const [{ count }] = await database.sql.queries.query<{ count: bigint }>(
+      Prisma.sql`SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${LISTENER_APPLICATION_NAME}`,
+    );
+    return Number(count);
+  }
+
+  async function listenersOfAnInstance(database: Database, overrides: Partial<AppConfig>): Promise<number> {
+    const before = await listeningConnections(database);
+    const instance = await startTestApp(database, overrides);
+    try {
+      return (await listeningConnections(database)) - before;
+    } finally {
+      await instance.close();
+      // A closed connection's backend leaves pg_stat_activity a moment later.
+      await until(async () => (await listeningConnections(database)) === before);
+    }
+  }
+
+  (onPostgres ? it : it.skip)('listens on two connections, key revocations and webhook deliveries; on one without the webhook worker', async () => {
+    const database = await openTestDatabase();
+    try {
+      expect(await listenersOfAnInstance(database, {})).toBe(2);
+      expect(await listenersOfAnInstance(database, { WEBHOOK_WORKER_ENABLED: 'false' })).toBe(1);
+    } finally {
+      await database.close();
+    }
   });
 });
