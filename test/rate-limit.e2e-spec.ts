@@ -48,6 +48,19 @@ describe('rate limit per API key', () => {
     expect(limited.headers['ratelimit']).toBe(`"default";r=0;t=${String(limited.headers['retry-after'])}`);
   });
 
+  it('counts in each instance\'s own memory without REDIS_URL: two instances allow a key twice the limit', async () => {
+    const other = await startTestApp(database, { RATE_LIMIT_PER_MINUTE: 3 }, [ProbeModule]);
+    try {
+      const tenant = await createTenant(database);
+      for (const instance of [testApp, other]) {
+        for (let i = 0; i < 3; i++) await instance.http().get('/probe/quota-read').set('Authorization', tenant.bearer).expect(200);
+        await instance.http().get('/probe/quota-read').set('Authorization', tenant.bearer).expect(429);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it('never limits liveness and readiness probes', async () => {
     for (let i = 0; i < 10; i++) {
       await testApp.http().get('/healthz').expect(200);
