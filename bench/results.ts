@@ -16,8 +16,8 @@ export interface ScenarioRuns {
   scenario: ScenarioName;
   runs: Run[];
   /**
-   * A SCIM scenario's mirrored REST scenario, run on the service in the same pairs, alternating
-   * with it: both meet the database in the same state (the same rows, as many dead ones).
+   * The scenario's mirrored scenario (MIRRORED_OPERATIONS), run on the service in the same pairs:
+   * both meet the database in the same state (the same rows, as many dead ones) and the same load.
    */
   mirrorRuns?: Run[];
   /** VmRSS right after the scenario's last run. */
@@ -118,7 +118,7 @@ export function summarize(outcome: ScenarioRuns): ScenarioSummary {
 }
 
 function interleavedMirror(runs: Run[], mirrorRuns: Run[], service: SideSummary): ScenarioSummary['interleavedMirror'] {
-  const ratios = runs.flatMap((run) => {
+  const ratios = runs.filter((run) => run.side === 'service').flatMap((run) => {
     const mirror = mirrorRuns.find((other) => other.pair === run.pair);
     return mirror === undefined ? [] : [run.load.requestsPerSecond / mirror.load.requestsPerSecond];
   });

@@ -152,8 +152,8 @@ function printComparison(summaries: ScenarioSummary[], against: string, failures
 
 /**
  * A warm-up run on each side, then pairs of measured runs, alternating which side goes first. A
- * service-only scenario that mirrors another (SCIM) pairs each of its runs with a run of the
- * mirrored scenario instead, alternating which goes first, so that both meet the same database.
+ * scenario that mirrors another (a directory write, SCIM) has a run of the mirrored scenario on the
+ * service in each of its pairs too, so that both meet the same database on the same machine load.
  */
 async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fixture, settings: Settings, database: (side: Side) => ServerDatabase): Promise<ScenarioRuns> {
   const outcome: ScenarioRuns = { scenario, runs: [], rssAfterMiB: {} };
@@ -169,11 +169,14 @@ async function runScenario(scenario: ScenarioName, servers: Servers, fixture: Fi
     durationSeconds,
     connections: settings.connections,
   });
-  const mirror = isServiceOnly(scenario) ? MIRRORED_OPERATIONS.find((operation) => operation.scenario === scenario)?.mirrors : undefined;
-  // Who runs in each pair: the two sides, or the scenario and its mirror on the service.
-  const members: { name: ScenarioName; side: Side; into: Run[] }[] = isServiceOnly(scenario)
-    ? [{ name: scenario, side: 'service', into: outcome.runs }, ...(mirror === undefined ? [] : [{ name: mirror, side: 'service' as const, into: (outcome.mirrorRuns = []) }])]
-    : SIDES.map((side) => ({ name: scenario, side, into: outcome.runs }));
+  // The mirrored scenario runs in the same pairs, on the service, but for department create: each
+  // of its runs needs an organization of its own (above), so its own scenario's runs stand for it.
+  const mirror = MIRRORED_OPERATIONS.find((operation) => operation.scenario === scenario)?.mirrors;
+  const sides: Side[] = isServiceOnly(scenario) ? ['service'] : SIDES;
+  const members: { name: ScenarioName; side: Side; into: Run[] }[] = [
+    ...sides.map((side) => ({ name: scenario, side, into: outcome.runs })),
+    ...(mirror === undefined || mirror === 'create' ? [] : [{ name: mirror, side: 'service' as const, into: (outcome.mirrorRuns = []) }]),
+  ];
   try {
     for (const member of members) await measure(servers[member.side], job(member.name, member.side, -1, settings.warmupSeconds), SCRIPTS.load);
     for (let pair = 0; pair < settings.pairs; pair++) {

@@ -123,7 +123,7 @@ describe('bench targets: SCIM beside the REST operations it mirrors', () => {
     }
   });
 
-  it('pairs each SCIM run with the mirrored operation\'s run of the same pair: the median of those ratios', () => {
+  it('pairs each run of the service with the mirrored operation\'s run of the same pair: the median of those ratios', () => {
     const run = (pair: number, requestsPerSecond: number): Run => ({
       side: 'service',
       pair,
@@ -133,6 +133,9 @@ describe('bench targets: SCIM beside the REST operations it mirrors', () => {
     });
     // The medians of each side alone would give 800 / 1000; the pairs' ratios are 0.8, 1.0 and 0.95.
     const summarized = summarize({ scenario: 'scim-lookup', runs: [run(0, 800), run(1, 700), run(2, 950)], mirrorRuns: [run(0, 1000), run(1, 700), run(2, 1000)], rssAfterMiB: {} });
+    // A scenario with a lean side: only the service's runs are set against the mirror's.
+    const lean = { ...run(0, 5000), side: 'lean' as const };
+    expect(summarize({ scenario: 'user-patch', runs: [run(0, 900), lean], mirrorRuns: [run(0, 1000)], rssAfterMiB: {} }).interleavedMirror?.throughputRatio).toBe(0.9);
     expect(summarized.interleavedMirror).toMatchObject({ throughputRatio: 0.95, service: { requestsPerSecond: 1000 } });
     expect(summarize({ scenario: 'scim-lookup', runs: [run(0, 800)], rssAfterMiB: {} }).interleavedMirror).toBeUndefined();
   });
