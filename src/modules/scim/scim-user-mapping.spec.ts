@@ -145,7 +145,6 @@ describe('columnPatch', () => {
       [{ op: 'replace', path: 'title', value: 'Manager' }],
       [{ op: 'replace', path: 'name.formatted', value: 'Ann Lee' }],
       [{ op: 'replace', path: 'nickname.x', value: 'y' }],
-      [{ op: 'replace', path: 'id', value: 'x' }],
       [{ op: 'replace', path: 'displayName', value: 'Ann' }, { op: 'replace', path: 'title', value: 'Manager' }],
     ];
     expect(others.map((operations) => columns(...operations))).toEqual(others.map(() => undefined));
@@ -160,9 +159,10 @@ describe('columnPatch', () => {
       { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: 'x'.repeat(256) }] },
       { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName[', value: 'x' }] },
       { schemas: [PATCH_OP], Operations: [] },
+      { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: 'x' }, { op: 'replace', path: 'id', value: 'x' }] },
     ];
     const refusals = bodies.map((body) => scimTypeOf(() => columnPatch(body)));
     expect(refusals).toEqual(bodies.map((body) => scimTypeOf(() => scimUserValues(canonicalUser(patchedUser(user, body))))));
-    expect(refusals).toEqual(['400 invalidValue', '400 invalidValue', '400 invalidValue', '400 invalidValue', '400 invalidPath', '400 invalidSyntax']);
+    expect(refusals).toEqual(['400 invalidValue', '400 invalidValue', '400 invalidValue', '400 invalidValue', '400 invalidPath', '400 invalidSyntax', '400 mutability']);
   });
 });

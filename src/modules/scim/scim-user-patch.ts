@@ -33,22 +33,21 @@ export function patchedUser(resource: ScimObject, body: unknown): ScimObject {
  * `{"active": false}` and Entra's `Replace` included): the REST API's PATCH, one statement, with no
  * read of the user before it. Undefined for any other request (a remove, a multi-valued or complex
  * attribute, an extension's, a value filter, null), which patchedUser applies to the user as stored. A
- * value of the wrong type or length is 400 invalidValue, as patchedUser's result would be.
+ * value of the wrong type or length is 400 invalidValue, a readOnly target 400 mutability, as
+ * patchedUser's result would be.
  */
 export function columnPatch(body: unknown): ColumnChanges | undefined {
   const fields: Partial<Record<keyof ColumnChanges, unknown>> = {};
-  for (const { op, target, value } of readPatchOperations(body).flatMap(expandPathless)) {
+  for (const operation of readPatchOperations(body).flatMap(expandPathless)) {
     // null unassigns: patchedUser's rules (userName cannot be unassigned) answer it.
-    if (op === 'remove' || value === null || target!.filter !== undefined || target!.subAttribute !== undefined) return undefined;
-    const found = userAttribute(target!.path.uri, target!.path.name);
-    if (found === undefined || found.prefix !== '') return undefined;
-    const subName = target!.path.subAttribute?.toLowerCase();
-    const sub = subName === undefined ? undefined : found.attribute.subAttributes?.find((attribute) => attribute.name.toLowerCase() === subName);
-    if (subName !== undefined && sub === undefined) return undefined;
-    const column = columnAttribute(sub === undefined ? found.attribute.name : `${found.attribute.name}.${sub.name}`);
+    if (operation.op === 'remove' || operation.value === null) return undefined;
+    // A column's canonical path is its bare name (`displayName`, `name.givenName`); a value filter,
+    // the extension's prefix or an attribute in no schema names none.
+    const [canonical] = canonicalOperation(operation);
+    const column = canonical?.path === undefined ? undefined : columnAttribute(canonical.path);
     if (column === undefined) return undefined;
     // Operations apply in order: the last value of an attribute is the one written.
-    fields[column.field] = column.read(value);
+    fields[column.field] = column.read(operation.value);
   }
   // Each reader answers its column's type (COLUMN_ATTRIBUTES is checked against ColumnChanges).
   return fields as ColumnChanges;
