@@ -190,7 +190,7 @@ export function checkTargets(
 export interface MirroredOperation {
   summary: ScenarioSummary;
   mirroredTitle: string;
-  /** The mirrored operation's runs: those interleaved with the operation's where it has them (SCIM), else its own scenario's. */
+  /** The mirrored operation's runs: those in the operation's own pairs where it has them (every mirror but department create), else its own scenario's. */
   mirroredService: SideSummary;
   /** service req/s of the operation over that of the mirrored one: the median of the pairs' ratios when interleaved. */
   throughputRatio: number;

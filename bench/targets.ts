@@ -38,8 +38,8 @@ export function ratioTargetsOf(scenario: ScenarioName): RatioTargets {
 /**
  * The directory's and SCIM's operations, each beside the operation it mirrors: its service throughput
  * must reach its ratio of that one's in the same run, and each of its requests may use no more
- * statements than the mirrored request (the rows of scripts/statements-per-request.mjs). A SCIM
- * scenario is measured in pairs with the scenario it mirrors (bench/run.ts).
+ * statements than the mirrored request (the rows of scripts/statements-per-request.mjs). The mirror
+ * runs in the operation's own pairs, but for department create (bench/run.ts).
  */
 export const MIRRORED_OPERATIONS: {
   scenario: ScenarioName;
