@@ -1,5 +1,6 @@
 import { connect as connectSocket } from 'node:net';
 import { Client, type ClientConfig, type QueryResult } from 'pg';
+import { statementDeadlines, type Due } from './deadline-sweeper';
 import { LOCK_NOT_AVAILABLE, lockWaitLimit } from './lock-wait';
 
 /** SQLSTATE of a cancelled statement (a cancel request, or the server's own statement_timeout). */
@@ -58,6 +59,9 @@ function timeoutError(code: string, message: string): Error {
  * or 25P04 for a transaction's deadline. No `SET` is sent and no startup parameter: nothing
  * depends on session state, which a pooler in transaction mode does not keep per client.
  *
+ * The deadlines are kept by the process's one DeadlineSweeper (acted on within its 10 ms interval),
+ * not by a timer per statement.
+ *
  * A statement the server does not end within CANCEL_GRACE_MS of the cancel (the server or the
  * network is gone) has its connection cut, so that no wait is unbounded. A connection that was
  * sent a cancel and whose statement ended otherwise (it finished just before the cancel arrived)
@@ -106,64 +110,61 @@ export class DeadlineClient extends Client {
   }
 
   private async runWithDeadline(text: string, send: () => Promise<QueryResult>): Promise<QueryResult> {
-    let limitMs = this.statementTimeoutMs;
-    let overTransaction = false;
-    // The statements that end a transaction are left to the transaction's owner (SqlDriver and the
-    // Prisma client check the time before COMMIT): refusing one would leave the transaction open.
-    if (this.transactionDeadline !== undefined && text !== 'ROLLBACK' && text !== 'COMMIT') {
-      const leftMs = this.transactionDeadline - performance.now();
-      if (leftMs <= 0) throw this.deadlineError(true);
-      if (leftMs < limitMs) {
-        limitMs = leftMs;
-        overTransaction = true;
-      }
-    }
-    let expired = () => this.deadlineError(overTransaction);
-    const lockWaitMs = lockWaitLimit();
-    if (lockWaitMs !== undefined && lockWaitMs < limitMs) {
-      limitMs = lockWaitMs;
-      expired = () => timeoutError(LOCK_NOT_AVAILABLE, `canceling statement: it waited ${lockWaitMs} ms, the limit set for it, most likely for a row another transaction holds`);
-    }
-    let cancelled: (() => Error) | undefined;
-    let cut: NodeJS.Timeout | undefined;
-    const cancel = (reason: () => Error) => {
-      cancelled = reason;
-      this.cancelPending = true;
-      this.sendCancelRequest();
-      cut = setTimeout(() => this.connection.stream.destroy(), CANCEL_GRACE_MS);
-    };
-    // One timer per statement: most finish long before a slow one would count as waiting.
-    const waiting = this.waitingStatements;
-    let counted = false;
-    let timer: NodeJS.Timeout;
-    if (waiting && waiting.slowAfterMs < limitMs) {
-      timer = setTimeout(() => {
-        counted = waiting.enter();
-        if (!counted) cancel(() => timeoutError(QUERY_CANCELED, `canceling statement: it ran past ${waiting.slowAfterMs} ms while ${waiting.limit} other statements of this pool were waiting already`));
-        else timer = setTimeout(() => cancel(expired), limitMs - waiting.slowAfterMs);
-      }, waiting.slowAfterMs);
-    } else {
-      timer = setTimeout(() => cancel(expired), limitMs);
-    }
+    const statement = this.deadlineOf(text);
+    statementDeadlines.track(statement);
     try {
       return await send();
     } catch (error) {
-      if (cancelled && (error as { code?: unknown }).code === QUERY_CANCELED) {
+      if (statement.cancelledWith && (error as { code?: unknown }).code === QUERY_CANCELED) {
         this.cancelPending = false;
-        throw cancelled();
+        throw statement.cancelledWith;
       }
       throw error;
     } finally {
-      clearTimeout(timer);
-      clearTimeout(cut);
-      if (counted) waiting?.leave();
+      statementDeadlines.untrack(statement);
+      statement.end();
     }
   }
 
-  private deadlineError(overTransaction: boolean): Error {
-    return overTransaction
-      ? timeoutError(TRANSACTION_TIMEOUT, `canceling statement: the transaction ran past TRANSACTION_TIMEOUT_MS (${this.transactionTimeoutMs} ms)`)
-      : timeoutError(QUERY_CANCELED, `canceling statement: it ran past DATABASE_STATEMENT_TIMEOUT_MS (${this.statementTimeoutMs} ms)`);
+  /** The statement's own limit, or the transaction's or a lock wait's when that ends sooner. */
+  private deadlineOf(text: string): StatementDeadline {
+    const now = performance.now();
+    let limitMs = this.statementTimeoutMs;
+    let limit: LimitKind = 'statement';
+    // The statements that end a transaction are left to the transaction's owner (SqlDriver and the
+    // Prisma client check the time before COMMIT): refusing one would leave the transaction open.
+    if (this.transactionDeadline !== undefined && text !== 'ROLLBACK' && text !== 'COMMIT') {
+      const leftMs = this.transactionDeadline - now;
+      if (leftMs <= 0) throw this.deadlineError('transaction', 0);
+      if (leftMs < limitMs) {
+        limitMs = leftMs;
+        limit = 'transaction';
+      }
+    }
+    const lockWaitMs = lockWaitLimit();
+    if (lockWaitMs !== undefined && lockWaitMs < limitMs) {
+      limitMs = lockWaitMs;
+      limit = 'lock wait';
+    }
+    return new StatementDeadline(this, now, limitMs, limit, this.waitingStatements);
+  }
+
+  /** Sends the cancel request; the connection is cut if the statement has not ended CANCEL_GRACE_MS later. */
+  cancelRunningStatement(): NodeJS.Timeout {
+    this.cancelPending = true;
+    this.sendCancelRequest();
+    return setTimeout(() => this.connection.stream.destroy(), CANCEL_GRACE_MS);
+  }
+
+  deadlineError(limit: LimitKind, limitMs: number): Error {
+    switch (limit) {
+      case 'transaction':
+        return timeoutError(TRANSACTION_TIMEOUT, `canceling statement: the transaction ran past TRANSACTION_TIMEOUT_MS (${this.transactionTimeoutMs} ms)`);
+      case 'lock wait':
+        return timeoutError(LOCK_NOT_AVAILABLE, `canceling statement: it waited ${limitMs} ms, the limit set for it, most likely for a row another transaction holds`);
+      case 'statement':
+        return timeoutError(QUERY_CANCELED, `canceling statement: it ran past DATABASE_STATEMENT_TIMEOUT_MS (${this.statementTimeoutMs} ms)`);
+    }
   }
 
   /**
@@ -186,5 +187,56 @@ export class DeadlineClient extends Client {
       request.writeInt32BE(secretKey, 12);
       socket.write(request);
     });
+  }
+}
+
+type LimitKind = 'statement' | 'transaction' | 'lock wait';
+
+/**
+ * The deadline of one statement, kept by the process's DeadlineSweeper. When the pool counts
+ * waiting statements and the limit is longer than its `slowAfterMs`, there are two stages: at
+ * `slowAfterMs` the statement takes a place among the waiting ones (or is cancelled at once when
+ * all are taken), then at its limit it is cancelled.
+ */
+class StatementDeadline implements Due {
+  dueAt: number;
+  /** The error the statement fails with, once it was cancelled for running too long. */
+  cancelledWith: Error | undefined;
+  private countedAsWaiting = false;
+  private cut: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly client: DeadlineClient,
+    private readonly startedAt: number,
+    private readonly limitMs: number,
+    private readonly limit: LimitKind,
+    private readonly waiting: WaitingStatements | undefined,
+  ) {
+    this.dueAt = startedAt + (waiting && waiting.slowAfterMs < limitMs ? waiting.slowAfterMs : limitMs);
+  }
+
+  onDue(now: number): void {
+    const { waiting } = this;
+    if (waiting && !this.countedAsWaiting && this.dueAt < this.startedAt + this.limitMs) {
+      this.countedAsWaiting = waiting.enter();
+      if (!this.countedAsWaiting) {
+        this.cancel(timeoutError(QUERY_CANCELED, `canceling statement: it ran past ${waiting.slowAfterMs} ms while ${waiting.limit} other statements of this pool were waiting already`));
+        return;
+      }
+      this.dueAt = this.startedAt + this.limitMs;
+      if (this.dueAt > now) return;
+    }
+    this.cancel(this.client.deadlineError(this.limit, this.limitMs));
+  }
+
+  end(): void {
+    clearTimeout(this.cut);
+    if (this.countedAsWaiting) this.waiting?.leave();
+  }
+
+  private cancel(reason: Error): void {
+    this.cancelledWith = reason;
+    this.dueAt = Infinity;
+    this.cut = this.client.cancelRunningStatement();
   }
 }

@@ -59,11 +59,13 @@ const BODIES: object[] = [
 ];
 
 /** The global storage, with every rule lookup recorded: the lookups are where class-validator walks every class with rules. */
-function recordedStorage(): { storage: RuleLookup; lookedUp: string[] } {
+function recordedStorage(): { storage: RuleLookup; lookedUp: string[]; grouped: number[] } {
   const storage = getMetadataStorage();
   const lookedUp: string[] = [];
+  const grouped: number[] = [];
   return {
     lookedUp,
+    grouped,
     storage: {
       get hasValidationMetaData() {
         return storage.hasValidationMetaData;
@@ -72,7 +74,10 @@ function recordedStorage(): { storage: RuleLookup; lookedUp: string[] } {
         lookedUp.push(target.name);
         return storage.getTargetValidationMetadatas(target, schema, always, strictGroups, groups);
       },
-      groupByPropertyName: (metadata) => storage.groupByPropertyName(metadata),
+      groupByPropertyName(metadata) {
+        grouped.push(metadata.length);
+        return storage.groupByPropertyName(metadata);
+      },
       getTargetValidatorConstraints: (target) => storage.getTargetValidatorConstraints(target),
     },
   };
@@ -157,6 +162,19 @@ describe('ruleCachingValidator', () => {
       ['count', ['isInt']],
       ['expected_revision', ['min']],
     ]);
+  });
+
+  it('groups the rules of each class by property once, frozen, however many validations', async () => {
+    const { storage, grouped } = recordedStorage();
+    const validator = ruleCachingValidator(storage);
+    const body = { name: 'x', refs: [{ id: 'a', required: true }, { id: 'b', required: false }] };
+    for (let i = 0; i < 10; i++) await validator.validate(plainToInstance(SuitePatch, body), PIPE_OPTIONS);
+    // SuitePatch's rules and RefInput's, each once
+    expect(grouped).toHaveLength(2);
+    const rules = validator.getMetadataStorage();
+    const groups = rules.groupByPropertyName(rules.getTargetValidationMetadatas(SuitePatch, undefined as unknown as string, false, false));
+    expect(Object.isFrozen(groups) && Object.values(groups).every(Object.isFrozen)).toBe(true);
+    expect(Object.keys(groups).sort()).toEqual(['clients', 'expected_revision', 'icon_url', 'name', 'note', 'refs']);
   });
 
   it('shares one frozen list of rules between validations', () => {

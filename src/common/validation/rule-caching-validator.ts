@@ -16,6 +16,7 @@ export type RuleLookup = Pick<MetadataStorage, 'hasValidationMetaData' | 'groupB
  */
 class ClassRuleCache implements RuleLookup {
   private readonly resolved = new WeakMap<Function, Map<string, ValidationMetadata[]>>();
+  private readonly grouped = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]>>();
 
   constructor(
     private readonly storage: RuleLookup,
@@ -48,8 +49,16 @@ class ClassRuleCache implements RuleLookup {
     return Object.assign(Object.create(Object.getPrototypeOf(rule) as object) as ValidationMetadata, rule, { constraints });
   }
 
+  /** Grouped once per list of rules: the executor asks for it on every validation of every object, and only reads it. */
   groupByPropertyName(metadata: ValidationMetadata[]): Record<string, ValidationMetadata[]> {
-    return this.storage.groupByPropertyName(metadata);
+    if (!Object.isFrozen(metadata)) return this.storage.groupByPropertyName(metadata);
+    let groups = this.grouped.get(metadata);
+    if (!groups) {
+      groups = this.storage.groupByPropertyName(metadata);
+      for (const rules of Object.values(groups)) Object.freeze(rules);
+      this.grouped.set(metadata, Object.freeze(groups));
+    }
+    return groups;
   }
 
   getTargetValidatorConstraints(target: Function): ReturnType<MetadataStorage['getTargetValidatorConstraints']> {
