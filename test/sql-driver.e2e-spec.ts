@@ -96,6 +96,40 @@ describe('Raw statements on the driver adapter (txHost.sql)', () => {
       expect(await countOrganizationsNamed(name)).toBe(0n);
     });
 
+    it('runs every statement of its work, the first one included, inside the one transaction', async () => {
+      const [first, second] = await database.sql.transaction(async (sql) => [
+        (await sql.query<{ xid: string }>(Prisma.sql`SELECT txid_current()::text AS xid`))[0].xid,
+        (await sql.query<{ xid: string }>(Prisma.sql`SELECT txid_current()::text AS xid`))[0].xid,
+      ]);
+      expect(second).toBe(first);
+    });
+
+    it('sends the statements kept for its COMMIT with it, and commits them with the work', async () => {
+      const name = `at-commit-${randomUUID()}`;
+      await database.sql.transaction(async (sql) => {
+        sql.executeAtCommit(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`);
+        await sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`);
+        // Kept, not sent: the work does not see it.
+        expect(await sql.query(Prisma.sql`SELECT id FROM organizations WHERE name = ${name}`)).toHaveLength(1);
+      });
+      expect(await countOrganizationsNamed(name)).toBe(2n);
+    });
+
+    it('rolls back everything when a statement sent with the COMMIT fails, and passes its error on', async () => {
+      const name = `at-commit-fails-${randomUUID()}`;
+      const error: unknown = await database.sql
+        .transaction(async (sql) => {
+          await sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`);
+          sql.executeAtCommit(Prisma.sql`SELECT 1 / count(*)::int AS fails FROM organizations WHERE name = ${`${name}-none`}`);
+        })
+        .catch((caught: unknown) => caught);
+      expect(String((error as { cause?: { originalMessage?: string } }).cause?.originalMessage ?? error)).toMatch(/division by zero/);
+      expect(await countOrganizationsNamed(name)).toBe(0n);
+      // The connection serves the next transaction.
+      await database.sql.transaction((sql) => sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`));
+      expect(await countOrganizationsNamed(name)).toBe(1n);
+    });
+
     it('rolls back, as busy, work that outlasted the transaction timeout; on PostgreSQL without waiting for the statement', async () => {
       const name = `timeout-${randomUUID()}`;
       const impatient = await openTestDatabase(testConfig({ TRANSACTION_TIMEOUT_MS: 100 }));
@@ -137,6 +171,10 @@ describe('Raw statements on the driver adapter (txHost.sql)', () => {
 
   describe('TransactionHost', () => {
     const host = () => new TransactionHost(database.sql);
+
+    it('keeps a statement for the COMMIT only inside a transaction', () => {
+      expect(() => host().executeAtCommit(Prisma.sql`SELECT 1`)).toThrow('inside a transaction');
+    });
 
     it('runs the statements of nested transactions in the outermost one, and rolls them back together', async () => {
       const txHost = host();

@@ -1,3 +1,4 @@
+import vm from 'node:vm';
 import { Prisma } from '../generated/prisma/client';
 import { databaseWait, isDatabaseUnavailable } from './database-unavailable';
 import { DatabaseBusyError } from './postgres-pool';
@@ -30,6 +31,9 @@ describe('isDatabaseUnavailable', () => {
     ['pool connect timeout', new Error('timeout exceeded when trying to connect')],
     ['a transaction client whose connection broke', new Error('Client has encountered a connection error and is not queryable')],
     ['raw ECONNREFUSED', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
+    // What a pipelined statement written to a connection the server has closed gets: Node's own
+    // Error, another realm's under a test runner, which the driver adapter passes on unwrapped.
+    ['raw EPIPE made by another realm', vm.runInNewContext(`Object.assign(new Error('write EPIPE'), { code: 'EPIPE', syscall: 'write' })`)],
   ])('counts %s as unavailable', (_case, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

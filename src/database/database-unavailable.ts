@@ -47,7 +47,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
     return UNAVAILABLE_PRISMA_CODES.has(error.code) || isUnavailableAdapterCause(adapterCause(error.meta?.driverAdapterError));
   }
-  if (!(error instanceof Error)) return false;
+  if (!isErrorLike(error)) return false;
   // The client passes a driver adapter's error on unwrapped where it fails outside a query (COMMIT).
   if (error.name === 'DriverAdapterError' && isUnavailableAdapterCause(adapterCause(error))) return true;
   const code = (error as { code?: unknown }).code;
@@ -98,7 +98,7 @@ export function databaseWait(error: unknown): DatabaseWait | undefined {
     if (error.code === 'P2028') return 'transaction';
     return waitOfCause(adapterCause(error.meta?.driverAdapterError));
   }
-  if (!(error instanceof Error)) return undefined;
+  if (!isErrorLike(error)) return undefined;
   if (error.name === 'DriverAdapterError') return waitOfCause(adapterCause(error));
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' ? WAIT_BY_SQLSTATE[code] : undefined;
@@ -108,4 +108,12 @@ function waitOfCause(cause: { kind?: unknown; code?: unknown } | undefined): Dat
   // Prisma's PostgreSQL adapter names 40001 by a kind of its own.
   if (cause?.kind === 'TransactionWriteConflict') return 'contention';
   return cause?.kind === 'postgres' && typeof cause.code === 'string' ? WAIT_BY_SQLSTATE[cause.code] : undefined;
+}
+
+/**
+ * An Error by its shape, not by `instanceof`: a socket's error (EPIPE, which the driver adapter
+ * passes on unwrapped) is made by Node's own Error, which is another realm's under a test runner.
+ */
+function isErrorLike(error: unknown): error is Error {
+  return typeof error === 'object' && error !== null && typeof (error as Error).message === 'string' && typeof (error as Error).name === 'string';
 }

@@ -1,6 +1,7 @@
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import { openingTransactionTimeout } from './transaction-deadline';
 import { DeadlineClient, WaitingStatements, type DeadlineSettings } from './deadline-client';
+import { PipelinedClient } from './pipelined-client';
 
 /**
  * Every pooled connection stayed busy for the whole wait: the service is overloaded, not cut off
@@ -35,7 +36,8 @@ export interface PostgresPoolConfig extends PoolConfig, DeadlineSettings {
 }
 
 /**
- * pg's Pool over DeadlineClient connections (every statement has a deadline), telling a request
+ * pg's Pool over PipelinedClient connections (every statement has a deadline, a transaction's BEGIN
+ * goes with its first statement), telling a request
  * that waited for a busy pool (DatabaseBusyError) from one that could not open a connection (pg's
  * own timeout error, an outage). Both the promise and the callback form of connect are covered:
  * the Prisma adapter uses the first for a transaction, `pool.query` the second for one statement.
@@ -51,7 +53,7 @@ export class PostgresPool extends Pool {
   constructor(config: PostgresPoolConfig) {
     super({
       ...config,
-      Client: DeadlineClient as unknown as new () => DeadlineClient,
+      Client: PipelinedClient as unknown as new () => PipelinedClient,
       waitingStatements: new WaitingStatements(waitingStatementsLimit(config.max), Math.max(MIN_SLOW_AFTER_MS, config.statementTimeoutMs / SLOW_FRACTION)),
     } as PoolConfig);
     this.size = config.max;

@@ -1,5 +1,6 @@
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
-import { adapterQueries, type SqlQueries } from './sql-queries';
+import type { Prisma } from '../generated/prisma/client';
+import { adapterQueries, toSqlQuery, type SqlQueries, type TransactionQueries } from './sql-queries';
 import { openingTransactionTimeout } from './transaction-deadline';
 
 /** A SQL transaction ran past TRANSACTION_TIMEOUT_MS, so it was rolled back instead of committed. */
@@ -31,22 +32,24 @@ export class SqlDriver {
   /**
    * Runs `work` in one transaction on one connection: committed when it returns, rolled back when
    * it throws or when it took longer than the transaction timeout (as the Prisma client does), or
-   * than `timeoutMs` for work whose caller bounds it another way.
+   * than `timeoutMs` for work whose caller bounds it another way. The statements `work` kept with
+   * `executeAtCommit` are sent with the COMMIT.
    */
-  async transaction<T>(work: (queries: SqlQueries) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
+  async transaction<T>(work: (queries: TransactionQueries) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     const startedAt = performance.now();
     const transaction = await (timeoutMs === this.timeoutMs
       ? this.adapter.startTransaction()
       : openingTransactionTimeout.run(timeoutMs, () => this.adapter.startTransaction()));
+    const atCommit: Prisma.Sql[] = [];
     let result: T;
     try {
-      result = await work(adapterQueries(transaction));
+      result = await work({ ...adapterQueries(transaction), executeAtCommit: (statement) => void atCommit.push(statement) });
       if (performance.now() - startedAt > timeoutMs) throw new SqlTransactionTimeoutError(timeoutMs);
     } catch (error) {
       await rollBack(transaction);
       throw error;
     }
-    await commit(transaction);
+    await commit(transaction, atCommit);
     return result;
   }
 }
@@ -55,15 +58,27 @@ export class SqlDriver {
  * An adapter whose transactions are not "phantom" (pg) sent BEGIN itself and leaves COMMIT and
  * ROLLBACK to its caller; commit() and rollback() then only hand the connection back. PGlite's
  * are phantom: its own transaction() issues both.
+ *
+ * On pg, the `last` statements and the COMMIT are sent together, before any answer (the pool's
+ * connections are pipelined: PipelinedClient): one round trip, in which the transaction's locks
+ * are still held. When one of them fails, PostgreSQL answers the COMMIT by rolling back.
  */
-async function commit(transaction: Transaction): Promise<void> {
-  if (!transaction.options.usePhantomQuery) {
+async function commit(transaction: Transaction, last: Prisma.Sql[]): Promise<void> {
+  if (transaction.options.usePhantomQuery) {
     try {
-      await transaction.executeRaw({ sql: 'COMMIT', ...NO_ARGS });
+      for (const statement of last) await transaction.executeRaw(toSqlQuery(statement));
     } catch (error) {
       await transaction.rollback();
       throw error;
     }
+    await transaction.commit();
+    return;
+  }
+  const answers = await Promise.allSettled([...last.map((statement) => transaction.executeRaw(toSqlQuery(statement))), transaction.executeRaw({ sql: 'COMMIT', ...NO_ARGS })]);
+  const failed = answers.find((answer) => answer.status === 'rejected');
+  if (failed) {
+    await transaction.rollback();
+    throw failed.reason;
   }
   await transaction.commit();
 }

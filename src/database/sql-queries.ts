@@ -8,6 +8,16 @@ export interface SqlQueries {
   execute(statement: Prisma.Sql): Promise<number>;
 }
 
+/** The statements of one transaction: `SqlQueries`, and statements sent with its COMMIT. */
+export interface TransactionQueries extends SqlQueries {
+  /**
+   * Keeps `statement` to be sent as the transaction's last, with its COMMIT and without waiting in
+   * between (SqlDriver.transaction): the transaction commits only if the statement succeeds. For a
+   * write whose answer nothing waits for.
+   */
+  executeAtCommit(statement: Prisma.Sql): void;
+}
+
 /** Statements through a Prisma client (inside one of its transactions, the transaction's client). */
 export function clientQueries(client: Prisma.TransactionClient): SqlQueries {
   return {
@@ -28,7 +38,7 @@ export function adapterQueries(queryable: SqlQueryable): SqlQueries {
   };
 }
 
-function toSqlQuery(statement: Prisma.Sql): SqlQuery {
+export function toSqlQuery(statement: Prisma.Sql): SqlQuery {
   const args: unknown[] = [];
   const argTypes: ArgType[] = [];
   for (const value of statement.values) {

@@ -4,7 +4,8 @@ import { DatabaseReplica } from './database-replica';
 import type { SqlReads } from './read-replica';
 import { SqlDriver } from './sql-driver';
 import type { SqlHost } from './sql-host';
-import type { SqlQueries } from './sql-queries';
+import type { Prisma } from '../generated/prisma/client';
+import type { SqlQueries, TransactionQueries } from './sql-queries';
 
 /**
  * The one way code reaches the database (docs/database-access.md, "One way to the database"):
@@ -20,7 +21,7 @@ import type { SqlQueries } from './sql-queries';
  */
 @Injectable()
 export class TransactionHost implements SqlHost {
-  private readonly current = new AsyncLocalStorage<SqlQueries>();
+  private readonly current = new AsyncLocalStorage<TransactionQueries>();
   private readonly replicaReads: SqlReads;
 
   constructor(
@@ -43,6 +44,13 @@ export class TransactionHost implements SqlHost {
    * when it returns, rolled back when it throws. `timeoutMs` replaces TRANSACTION_TIMEOUT_MS for
    * work that is bounded otherwise (an upload received into its transaction ends with its request).
    */
+  /** Inside a transaction, sends `statement` with its COMMIT (TransactionQueries.executeAtCommit). */
+  executeAtCommit(statement: Prisma.Sql): void {
+    const transaction = this.current.getStore();
+    if (!transaction) throw new Error('executeAtCommit is for a statement inside a transaction');
+    transaction.executeAtCommit(statement);
+  }
+
   withSqlTransaction<T>(work: () => Promise<T>, timeoutMs?: number): Promise<T> {
     if (this.current.getStore()) return work();
     return this.driver.transaction((sql) => this.current.run(sql, work), timeoutMs);

@@ -65,7 +65,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (claim.kind === 'stored') return replay(claim.response, fingerprint);
         const result: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
         const created = { statusCode: response.statusCode, responseBody: result === undefined ? '' : JSON.stringify(result) };
-        await this.store.save(apiKeyId, key, created);
+        this.store.save(apiKeyId, key, created);
         return { ...created, replayed: false };
       });
     } catch (error) {

@@ -88,14 +88,19 @@ export class IdempotencyStore {
   }
 
   /**
-   * Completes the record this transaction's claim inserted with the response. Only columns no
-   * index covers change, so PostgreSQL can update the row in place (a HOT update).
+   * Completes the record this transaction's claim inserted with the response, in the statement sent
+   * with the transaction's COMMIT (SqlHost.executeAtCommit). Only columns no index covers change, so
+   * PostgreSQL can update the row in place (a HOT update). The claim holds the row locked, so it is
+   * there; should it not be, the statement fails (a division by the zero rows it wrote) and the
+   * COMMIT rolls everything back rather than commit a write whose answer was not stored.
    */
-  async save(apiKeyId: string, key: string, response: Omit<StoredResponse, 'fingerprint'>): Promise<void> {
-    const written = await this.txHost.sql.execute(Prisma.sql`
-      UPDATE idempotency_records SET status_code = ${response.statusCode}, response_body = ${response.responseBody}
-      WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND status_code = ${CLAIMED_STATUS}`);
-    if (written !== 1) throw new Error(`The idempotency record of the key claimed by this transaction was not found (${written} rows)`);
+  save(apiKeyId: string, key: string, response: Omit<StoredResponse, 'fingerprint'>): void {
+    this.txHost.executeAtCommit(Prisma.sql`
+      WITH saved AS (
+        UPDATE idempotency_records SET status_code = ${response.statusCode}, response_body = ${response.responseBody}
+        WHERE api_key_id = ${apiKeyId}::uuid AND key = ${key} AND status_code = ${CLAIMED_STATUS}
+        RETURNING 1)
+      SELECT 1 / count(*)::int AS saved FROM saved`);
   }
 
   /**
