@@ -73,7 +73,7 @@ export function packageVersions(root: string): Record<string, string> {
 export function gitCommit(root: string): string {
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
-    const changes = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!docs/benchmarks.md', ':!docs/benchmarks.svg');
+    const changes = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!docs/benchmarks.md', ':!docs/benchmarks.svg', ':!docs/benchmarks-pgbouncer.md', ':!docs/benchmarks-pgbouncer.svg');
     return `${git('rev-parse', '--short', 'HEAD')}${changes === '' ? '' : ' (with uncommitted changes)'}`;
   } catch {
     return 'unknown';

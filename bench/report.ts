@@ -24,7 +24,15 @@ export interface Report {
   failures: string[];
 }
 
-/** docs/benchmarks.md, written whole by every run. */
+/**
+ * The report's page in docs/ (and its chart's, with .svg): benchmarks.md directly on PostgreSQL,
+ * benchmarks-pgbouncer.md through the pooler, so that each run keeps the other's figures.
+ */
+export function reportName(settings: Settings): string {
+  return settings.pooler === 'pgbouncer' ? 'benchmarks-pgbouncer' : 'benchmarks';
+}
+
+/** The report's page, written whole by every run. */
 export function markdown(report: Report): string {
   const { settings, machine } = report;
   const met = report.checks.filter((check) => check.ok).length;
@@ -36,14 +44,20 @@ export function markdown(report: Report): string {
     '',
     `**Targets: ${met} of ${report.checks.length} met.**`,
     '',
-    '![Service / lean baseline ratios per scenario](benchmarks.svg)',
+    `![Service / lean baseline ratios per scenario](${reportName(settings)}.svg)`,
     '',
     ...(report.failures.length > 0 ? ['Failures during the run:', '', ...report.failures.map((failure) => `- ${oneLine(failure)}`), ''] : []),
     '## Service against the lean baseline (PostgreSQL)',
     '',
     `Medians over ${settings.pairs} pair(s) of ${settings.durationSeconds}-second runs, ${settings.connections} keep-alive connections;`,
     ...(settings.pooler === 'pgbouncer'
-      ? ['the service through PgBouncer in transaction mode (`BENCH_POOLER=pgbouncer`: `DATABASE_PREPARED_STATEMENTS=0`, LISTEN on `DATABASE_DIRECT_URL`), the lean baseline direct;']
+      ? [
+          `both sides through one PgBouncer in transaction mode (\`BENCH_POOLER=pgbouncer\`, LISTEN on \`DATABASE_DIRECT_URL\`, ${
+            settings.poolerPreparedStatements > 0
+              ? `\`max_prepared_statements = ${settings.poolerPreparedStatements}\`: named statements kept`
+              : 'unnamed statements: `DATABASE_PREPARED_STATEMENTS=0`'
+          }); the direct figures are in [benchmarks.md](benchmarks.md);`,
+        ]
       : []),
     'a ratio is service / lean, computed pair by pair, and its median is shown.',
     '',
@@ -244,7 +258,8 @@ const METHOD = [
   '| `BENCH_CONNECTIONS` | 32 | keep-alive connections of the load generator |',
   '| `BENCH_SCENARIOS` | all | comma-separated subset: metering, patch-hot, patch-spread, create, replay, move, get-department, list-departments, user-create, user-patch, member, user-lookup, scim-lookup, scim-patch (the last three run on the service alone: the lean baseline has no SCIM; each is judged against the operation it mirrors, measured in the same pairs) |',
   '| `BENCH_EMBEDDED` | 1 | 0 skips the embedded-default measurement |',
-  '| `BENCH_POOLER` | `none` | `pgbouncer`: the service reaches PostgreSQL through PgBouncer in transaction mode (`scripts/pgbouncer.sh`, Debian\'s `pgbouncer` package), with `DATABASE_PREPARED_STATEMENTS=0` and `DATABASE_DIRECT_URL` to the server; the lean baseline stays direct. Without `BENCH_SCENARIOS`, the write scenarios only (patch-hot, patch-spread, create, replay, move, user-create, user-patch, member) |',
+  '| `BENCH_POOLER` | `none` | `pgbouncer`: both sides reach PostgreSQL through one PgBouncer in transaction mode (`scripts/pgbouncer.sh`, Debian\'s `pgbouncer` package), with `DATABASE_PREPARED_STATEMENTS=0` and `DATABASE_DIRECT_URL` to the server; the report goes to `docs/benchmarks-pgbouncer.md`. Without `BENCH_SCENARIOS`, the write scenarios only (patch-hot, patch-spread, create, replay, move, user-create, user-patch, member), and no embedded measurement |',
+  '| `PGBOUNCER_MAX_PREPARED_STATEMENTS` | 0 | with `BENCH_POOLER=pgbouncer`: PgBouncer\'s `max_prepared_statements` (1.21 or later; `PGBOUNCER=<program>` picks that build); above 0 both sides keep their named statements |',
   '| `BENCH_NODE` | `lts` | the Node.js everything runs on: `lts` is the line the container image ships (24, fetched once from the npm registry by `scripts/lts-node.sh`), `current` the one running `npm run bench`, or a path to a node binary |',
   '| `BENCH_SERVICE_NODE_ARGS` | (none) | extra node options for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load |',
   '| `BENCH_LEAN_NODE_ARGS` | (none) | the same for the lean baseline\'s process (a profile of each side in one run; `scripts/cpu-profile-layers.mjs` sums either by layer) |',

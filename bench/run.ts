@@ -12,7 +12,7 @@ import { compareAnswers } from './parity';
 import { memory } from './proc-stats';
 import { startPgBouncer, type PgBouncer } from './pooler';
 import { startServer, type ServerProcess } from './processes';
-import { markdown } from './report';
+import { markdown, reportName } from './report';
 import { prepareDatabase, startService } from './service';
 import { checkMirroredOperations, checkTargets, microseconds, mirroredOperations, ratio, summarize, type Run, type ScenarioRuns, type ScenarioSummary, type Side } from './results';
 import { isServiceOnly, type LoadJob, type ScenarioName } from './scenarios';
@@ -38,7 +38,7 @@ type Servers = Record<Side, ServerProcess>;
 /**
  * `npm run bench` (docs/benchmarks.md): the service against the lean baseline on PostgreSQL,
  * then the embedded default on its own; checks the targets, writes docs/benchmarks.md and
- * docs/benchmarks.svg, and exits 1 when a target is missed.
+ * docs/benchmarks.svg (docs/benchmarks-pgbouncer.* through the pooler), and exits 1 when a target is missed.
  */
 async function main(): Promise<number> {
   const startedAt = new Date();
@@ -64,16 +64,18 @@ async function main(): Promise<number> {
     await prepareDatabase(SCRIPTS.migrate, settings.postgresUrl, databases.service, fixture, workDirectory);
     await prepareDatabase(against?.migrate ?? SCRIPTS.migrate, settings.postgresUrl, databases.lean, fixture, workDirectory);
     const url = (side: Side) => databaseUrl(settings.postgresUrl, databases[side]);
-    // Through PgBouncer in transaction mode, as docs/scaling.md sets a deployment up: unnamed
-    // statements, and a direct connection for LISTEN.
+    // Both sides through one PgBouncer in transaction mode, as docs/scaling.md sets a deployment up:
+    // a direct connection for LISTEN, and unnamed statements unless the pooler keeps prepared ones.
     if (settings.pooler === 'pgbouncer') pgbouncer = await startPgBouncer(ROOT, settings.postgresUrl);
     const serviceDatabase = (side: Side): Record<string, string> =>
-      pgbouncer ? { DATABASE_URL: databaseUrl(pgbouncer.url, databases[side]), DATABASE_DIRECT_URL: url(side), DATABASE_PREPARED_STATEMENTS: '0' } : { DATABASE_URL: url(side) };
+      pgbouncer
+        ? { DATABASE_URL: databaseUrl(pgbouncer.url, databases[side]), DATABASE_DIRECT_URL: url(side), ...(settings.poolerPreparedStatements > 0 ? {} : { DATABASE_PREPARED_STATEMENTS: '0' }) }
+        : { DATABASE_URL: url(side) };
     const servers: Servers = {
       service: await startService('service', ROOT, serviceDatabase('service'), workDirectory, settings.serviceNodeArgs),
       lean: against
         ? await startService(`service at ${settings.against}`, against.root, serviceDatabase('lean'), workDirectory, settings.serviceNodeArgs)
-        : await startServer('lean baseline', SCRIPTS.lean, { ...process.env, DATABASE_URL: url('lean') }, workDirectory, settings.leanNodeArgs),
+        : await startServer('lean baseline', SCRIPTS.lean, { ...process.env, ...serviceDatabase('lean') }, workDirectory, settings.leanNodeArgs),
     };
     started.push(servers.service, servers.lean);
     for (const side of SIDES) await servers[side].waitUntilReady(READY_TIMEOUT_MS);
@@ -113,17 +115,18 @@ async function main(): Promise<number> {
   const checks = [...checkTargets(summaries, peakRssMiB, embedded, parityDifferences), ...checkMirroredOperations(mirrored)];
   const commit = gitCommit(ROOT);
   const minutes = (Date.now() - startedAt.getTime()) / 60_000;
+  const page = reportName(settings);
   writeFileSync(
-    join(ROOT, 'docs/benchmarks.md'),
+    join(ROOT, `docs/${page}.md`),
     markdown({ startedAt, minutes, commit, settings, machine, postgresVersion, versions: packageVersions(ROOT), outcomes, summaries, peakRssMiB, embedded, mirroredOperations: mirrored, statements, parityDifferences, checks, failures }),
   );
   const subtitle = `commit ${commit}, ${startedAt.toISOString().slice(0, 10)}; medians of ${settings.pairs} pairs of ${settings.durationSeconds} s runs, ${settings.connections} connections, ${machine.cpuCount} CPUs`;
-  writeFileSync(join(ROOT, 'docs/benchmarks.svg'), ratioChart(summaries.filter((summary) => !isServiceOnly(summary.scenario)), subtitle));
+  writeFileSync(join(ROOT, `docs/${page}.svg`), ratioChart(summaries.filter((summary) => !isServiceOnly(summary.scenario)), subtitle));
 
   console.log('');
   for (const check of checks) console.log(`${check.ok ? 'ok    ' : 'MISSED'} ${check.what}: ${check.measured} (target ${check.target})`);
   for (const failure of failures) console.log(`FAILED ${failure}`);
-  console.log(`\n${checks.filter((check) => check.ok).length} of ${checks.length} targets met in ${minutes.toFixed(1)} minutes; wrote docs/benchmarks.md and docs/benchmarks.svg`);
+  console.log(`\n${checks.filter((check) => check.ok).length} of ${checks.length} targets met in ${minutes.toFixed(1)} minutes; wrote docs/${page}.md and docs/${page}.svg`);
   return checks.every((check) => check.ok) && failures.length === 0 ? 0 : 1;
 }
 

@@ -15,10 +15,16 @@ export interface Settings {
   /** The same for the lean baseline's process, to profile both sides in one run. */
   leanNodeArgs: string[];
   /**
-   * `pgbouncer`: the service (both services with `against`) reaches PostgreSQL through PgBouncer in
-   * transaction mode (scripts/pgbouncer.sh); the lean baseline stays direct.
+   * `pgbouncer`: both sides reach PostgreSQL through one PgBouncer in transaction mode
+   * (scripts/pgbouncer.sh), LISTEN on a direct connection.
    */
   pooler: 'none' | 'pgbouncer';
+  /**
+   * PgBouncer's `max_prepared_statements` (PGBOUNCER_MAX_PREPARED_STATEMENTS, read by
+   * scripts/pgbouncer.sh too; PgBouncer 1.21 or later): above 0 the sides keep their named
+   * statements through the pooler; 0 (Debian 12's 1.18 has no such setting) sends them unnamed.
+   */
+  poolerPreparedStatements: number;
   /**
    * Another checkout (built) whose service takes the lean baseline's place: a before/after
    * comparison of two commits in one run, pair by pair, on the same machine and load.
@@ -50,10 +56,11 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     postgresUrl: env.BENCH_POSTGRES_URL || 'postgresql://root@127.0.0.1:5432/postgres',
     databasePrefix: env.BENCH_DATABASE_PREFIX || 'wsa_bench_',
     scenarios,
-    embedded: env.BENCH_EMBEDDED !== '0',
+    embedded: env.BENCH_EMBEDDED !== '0' && pooler === 'none',
     serviceNodeArgs: nodeArgs(env.BENCH_SERVICE_NODE_ARGS),
     leanNodeArgs: nodeArgs(env.BENCH_LEAN_NODE_ARGS),
     pooler,
+    poolerPreparedStatements: Math.floor(number('PGBOUNCER_MAX_PREPARED_STATEMENTS', 0, 0)),
     against: env.BENCH_AGAINST || undefined,
   };
 }

@@ -10,22 +10,25 @@
 # PG_USER, without a password (auth_type = any: a local test only, never a deployment). Environment:
 # PG_HOST, PG_PORT, PG_USER (127.0.0.1, 5432, the current user; also the admin console's user:
 # DISABLE, KILL, ENABLE, RESUME on the `pgbouncer` database), PGBOUNCER_POOL_SIZE (server
-# connections per database and user, 8).
+# connections per database and user, 8), PGBOUNCER (the program; Debian's by default) and
+# PGBOUNCER_MAX_PREPARED_STATEMENTS (PgBouncer 1.21 or later: the named statements it keeps per
+# server connection; unset, the setting is left out, as 1.18 does not know it).
 set -euo pipefail
 
 PG_HOST="${PG_HOST:-127.0.0.1}"
 PG_PORT="${PG_PORT:-5432}"
 PG_USER="${PG_USER:-$(id -un)}"
 POOL_SIZE="${PGBOUNCER_POOL_SIZE:-8}"
+MAX_PREPARED_STATEMENTS="${PGBOUNCER_MAX_PREPARED_STATEMENTS:-0}"
 
 free_port() {
   node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })'
 }
 
 start() {
-  command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { echo "pgbouncer is not installed (apt-get install pgbouncer)" >&2; return 1; }
   local program dir port
-  program="$(command -v pgbouncer || echo /usr/sbin/pgbouncer)"
+  program="${PGBOUNCER:-$(command -v pgbouncer || echo /usr/sbin/pgbouncer)}"
+  [ -x "$program" ] || { echo "pgbouncer is not installed (apt-get install pgbouncer)" >&2; return 1; }
   dir="$(mktemp -d -t wsa-pgbouncer.XXXXXX)"
   port="$(free_port)"
   cat >"$dir/pgbouncer.ini" <<EOF
@@ -45,6 +48,9 @@ server_reset_query =
 logfile = $dir/pgbouncer.log
 pidfile = $dir/pgbouncer.pid
 EOF
+  if [ "$MAX_PREPARED_STATEMENTS" != 0 ]; then
+    echo "max_prepared_statements = $MAX_PREPARED_STATEMENTS" >>"$dir/pgbouncer.ini"
+  fi
   # PgBouncer refuses to run as root; it then runs as the postgres system user, which must be
   # able to write its log and pid file.
   local run_as=()

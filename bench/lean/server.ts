@@ -10,12 +10,16 @@ import { HttpError, readJsonObject, sendError, sendJson, setRequestId } from './
 import { uuid } from './input';
 import { Members } from './members';
 import { MeteringPolicies } from './metering-policy';
+import { UnnamedStatementsClient } from './unnamed-statements';
 import { Users } from './users';
 
 /**
  * The lean baseline of `npm run bench`: the service's hot operations (the three writes, a department move and reads) with the contract's
  * answers on bare node:http + pg, each write with the service's audit event and webhook outbox rows
- * in its own statement, as the bare limit to measure the service against. Never part of the product. Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10, the service's default).
+ * in its own statement, as the bare limit to measure the service against. Never part of the product.
+ * Env, as the service reads it: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10, the service's default),
+ * and behind a pooler DATABASE_DIRECT_URL (LISTEN) and DATABASE_PREPARED_STATEMENTS=0 (unnamed
+ * statements).
  */
 const API = '/api/openapi/v1';
 const SUITE_PATH = new RegExp(`^${API}/expert-suites/([^/]+)$`);
@@ -26,8 +30,9 @@ const MEMBER_PATH = new RegExp(`^${API}/departments/([^/]+)/members/([^/]+)$`);
 const UNREACHABLE = /^(08|57P0)|^ECONN|^ETIMEDOUT$/;
 
 const connectionString = process.env.DATABASE_URL ?? '';
-const pool = new Pool({ connectionString, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
-const apiKeys = new ApiKeys(pool, connectionString);
+const unnamedStatements = process.env.DATABASE_PREPARED_STATEMENTS === '0';
+const pool = new Pool({ connectionString, max: Number(process.env.DATABASE_POOL_SIZE ?? 10), ...(unnamedStatements ? { Client: UnnamedStatementsClient } : {}) });
+const apiKeys = new ApiKeys(pool, process.env.DATABASE_DIRECT_URL || connectionString);
 const meteringPolicies = new MeteringPolicies(pool);
 const expertSuites = new ExpertSuites(pool);
 const departments = new Departments(pool);
