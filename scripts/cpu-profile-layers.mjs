@@ -107,8 +107,13 @@ function layersOf(file) {
   const parentOf = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
 
+  // A request's handling, not the loading of node:_http_server's module at start-up, which has
+  // frames of that url too (start-up then counted as the requests' Node.js internals).
   const isRequest = (id) => {
-    for (let at = id; at !== undefined; at = parentOf.get(at)) if (byId.get(at).callFrame.url.startsWith('node:_http_server')) return true;
+    for (let at = id; at !== undefined; at = parentOf.get(at)) {
+      const frame = byId.get(at).callFrame;
+      if (frame.functionName === 'parserOnIncoming' && frame.url.startsWith('node:_http_server')) return true;
+    }
     return false;
   };
   const layerMemo = new Map();
