@@ -69,11 +69,11 @@ export function packageVersions(root: string): Record<string, string> {
   return versions;
 }
 
-/** The commit measured, marked when the work tree had changes (other than the report itself). */
+/** The commit measured, marked when the work tree had changes outside docs/ (the reports and the prose about them). */
 export function gitCommit(root: string): string {
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
-    const changes = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!docs/benchmarks.md', ':!docs/benchmarks.svg', ':!docs/benchmarks-pgbouncer.md', ':!docs/benchmarks-pgbouncer.svg');
+    const changes = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!docs');
     return `${git('rev-parse', '--short', 'HEAD')}${changes === '' ? '' : ' (with uncommitted changes)'}`;
   } catch {
     return 'unknown';
