@@ -39,11 +39,6 @@ export class TransactionHost implements SqlHost {
     return this.current.getStore() ?? this.replicaReads;
   }
 
-  /**
-   * Runs `work` in one transaction, or in the caller's transaction when there is one; committed
-   * when it returns, rolled back when it throws. `timeoutMs` replaces TRANSACTION_TIMEOUT_MS for
-   * work that is bounded otherwise (an upload received into its transaction ends with its request).
-   */
   /** Inside a transaction, sends `statement` with its COMMIT (TransactionQueries.executeAtCommit). */
   executeAtCommit(statement: Prisma.Sql): void {
     const transaction = this.current.getStore();
@@ -51,6 +46,11 @@ export class TransactionHost implements SqlHost {
     transaction.executeAtCommit(statement);
   }
 
+  /**
+   * Runs `work` in one transaction, or in the caller's transaction when there is one; committed
+   * when it returns, rolled back when it throws. `timeoutMs` replaces TRANSACTION_TIMEOUT_MS for
+   * work that is bounded otherwise (an upload received into its transaction ends with its request).
+   */
   withSqlTransaction<T>(work: () => Promise<T>, timeoutMs?: number): Promise<T> {
     if (this.current.getStore()) return work();
     return this.driver.transaction((sql) => this.current.run(sql, work), timeoutMs);
