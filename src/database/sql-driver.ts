@@ -1,4 +1,4 @@
-import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 import type { Prisma } from '../generated/prisma/client';
 import { adapterQueries, toSqlQuery, type SqlQueries, type TransactionQueries } from './sql-queries';
 import { openingTransactionTimeout } from './transaction-deadline';
@@ -64,23 +64,24 @@ export class SqlDriver {
  * are still held. When one of them fails, PostgreSQL answers the COMMIT by rolling back.
  */
 async function commit(transaction: Transaction, last: Prisma.Sql[]): Promise<void> {
-  if (transaction.options.usePhantomQuery) {
-    try {
+  try {
+    if (transaction.options.usePhantomQuery) {
       for (const statement of last) await transaction.executeRaw(toSqlQuery(statement));
-    } catch (error) {
-      await transaction.rollback();
-      throw error;
+    } else {
+      await sendTogether(transaction, [...last.map(toSqlQuery), { sql: 'COMMIT', ...NO_ARGS }]);
     }
-    await transaction.commit();
-    return;
-  }
-  const answers = await Promise.allSettled([...last.map((statement) => transaction.executeRaw(toSqlQuery(statement))), transaction.executeRaw({ sql: 'COMMIT', ...NO_ARGS })]);
-  const failed = answers.find((answer) => answer.status === 'rejected');
-  if (failed) {
+  } catch (error) {
     await transaction.rollback();
-    throw failed.reason;
+    throw error;
   }
   await transaction.commit();
+}
+
+/** Sends every statement before reading any answer; fails with the first that failed, once all are answered. */
+async function sendTogether(transaction: Transaction, statements: SqlQuery[]): Promise<void> {
+  const answers = await Promise.allSettled(statements.map((statement) => transaction.executeRaw(statement)));
+  const failed = answers.find((answer) => answer.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 async function rollBack(transaction: Transaction): Promise<void> {
