@@ -1,6 +1,8 @@
 import { CLI_ACTOR } from '../src/common/audit/audit-actor';
 import { AuditStatements } from '../src/common/audit/audit-event';
 import { Clock } from '../src/common/clock';
+import { AppError } from '../src/common/errors/app-error';
+import { ErrorCode } from '../src/common/errors/error-code';
 import { TransactionHost } from '../src/database/transaction-host';
 import { Prisma } from '../src/generated/prisma/client';
 import { DepartmentsRepository } from '../src/modules/directory/departments.repository';
@@ -84,5 +86,38 @@ onPostgres('department tree locking, with a create held open (PostgreSQL)', () =
     await creating;
 
     expect(await pathOf(childId)).toBe(`${target.department_id}/${x.department_id}/${y.department_id}/${childId}/`);
+  });
+});
+
+describe('a refused move writes nothing', () => {
+  const fixture = useTestDatabase();
+  let service: DepartmentsService;
+  let organizationId: string;
+
+  beforeAll(async () => {
+    const txHost = new TransactionHost(fixture.database.sql);
+    service = new DepartmentsService(txHost, new DepartmentsRepository(txHost, new AuditStatements('off')), new Clock());
+    organizationId = (await createTenant(fixture.database)).organizationId;
+  });
+
+  const create = (name: string, parentId: string | null) => service.create(organizationId, { name, parent_id: parentId }, CLI_ACTOR);
+  const stale = { kind: 'revision', revision: 99n, code: ErrorCode.PRECONDITION_FAILED, field: 'If-Match' } as const;
+
+  it('not even the order counter of the new parent, or of the top level, that the move would have taken its order from', async () => {
+    const parent = await create('Parent', null);
+    const first = await create('First child', parent.department_id);
+    const moved = await create('Moved', null);
+    await expect(service.update(organizationId, moved.department_id, { parent_id: parent.department_id }, stale, CLI_ACTOR)).rejects.toThrow(AppError);
+    const second = await create('Second child', parent.department_id);
+    expect(second.order).toBe(first.order + 1);
+
+    const topBefore = await create('Top before', null);
+    await expect(service.update(organizationId, first.department_id, { parent_id: null }, stale, CLI_ACTOR)).rejects.toThrow(AppError);
+    const topAfter = await create('Top after', null);
+    expect(topAfter.order).toBe(topBefore.order + 1);
+
+    // The moves themselves, unrefused, take the next orders.
+    expect((await service.update(organizationId, moved.department_id, { parent_id: parent.department_id }, NONE, CLI_ACTOR)).order).toBe(second.order + 1);
+    expect((await service.update(organizationId, first.department_id, { parent_id: null }, NONE, CLI_ACTOR)).order).toBe(topAfter.order + 1);
   });
 });

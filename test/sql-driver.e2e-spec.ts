@@ -130,6 +130,76 @@ describe('Raw statements on the driver adapter (txHost.sql)', () => {
       expect(await countOrganizationsNamed(name)).toBe(1n);
     });
 
+    it('ends with queryAndCommit: its rows once committed, with the statements kept for the COMMIT, and no statement after it', async () => {
+      const name = `query-and-commit-${randomUUID()}`;
+      const insert = Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`;
+      const [rows, afterwards] = await database.sql.transaction(async (sql) => {
+        const [{ xid }] = await sql.query<{ xid: string }>(Prisma.sql`SELECT txid_current()::text AS xid`);
+        sql.executeAtCommit(insert);
+        const last = await sql.queryAndCommit<{ xid: string; name: string }>(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name}) RETURNING txid_current()::text AS xid, name`);
+        expect(last).toEqual([{ xid, name }]);
+        return [last, await sql.execute(insert).catch((error: unknown) => error)];
+      });
+      expect(rows).toHaveLength(1);
+      expect(String(afterwards)).toMatch(/no statement may follow/);
+      expect(await countOrganizationsNamed(name)).toBe(2n);
+    });
+
+    it('rolls back everything when the statement of queryAndCommit fails, and passes its error on', async () => {
+      const name = `query-and-commit-fails-${randomUUID()}`;
+      const error: unknown = await database.sql
+        .transaction(async (sql) => {
+          await sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`);
+          return sql.queryAndCommit(Prisma.sql`SELECT 1 / count(*)::int AS fails FROM organizations WHERE name = ${`${name}-none`}`);
+        })
+        .catch((caught: unknown) => caught);
+      expect(String((error as { cause?: { originalMessage?: string } }).cause?.originalMessage ?? error)).toMatch(/division by zero/);
+      expect(await countOrganizationsNamed(name)).toBe(0n);
+      await database.sql.transaction((sql) => sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`));
+      expect(await countOrganizationsNamed(name)).toBe(1n);
+    });
+
+    it('runs statements sent without waiting for each other in the order sent, the first failure failing the rest', async () => {
+      const name = `sent-together-${randomUUID()}`;
+      const [first, second, last] = await database.sql.transaction((sql) =>
+        Promise.all([
+          sql.query<{ n: number }>(Prisma.sql`SELECT count(*)::int AS n FROM organizations WHERE name = ${name}`),
+          sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`),
+          sql.queryAndCommit<{ n: number }>(Prisma.sql`SELECT count(*)::int AS n FROM organizations WHERE name = ${name}`),
+        ]),
+      );
+      expect([first, second, last]).toEqual([[{ n: 0 }], 1, [{ n: 1 }]]);
+      const error: unknown = await database.sql
+        .transaction((sql) =>
+          Promise.all([
+            sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`),
+            sql.query(Prisma.sql`SELECT 1 / 0 AS fails`),
+            sql.queryAndCommit(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name}) RETURNING id`),
+          ]),
+        )
+        .catch((caught: unknown) => caught);
+      expect(String((error as { cause?: { originalMessage?: string } }).cause?.originalMessage ?? error)).toMatch(/division by zero/);
+      expect(await countOrganizationsNamed(name)).toBe(1n);
+    });
+
+    it('refuses queryAndCommit past the transaction timeout, and rolls back', async () => {
+      const name = `query-and-commit-late-${randomUUID()}`;
+      const impatient = await openTestDatabase(testConfig({ TRANSACTION_TIMEOUT_MS: 100 }));
+      try {
+        const error: unknown = await impatient.sql
+          .transaction(async (sql) => {
+            await sql.execute(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name})`);
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            return sql.queryAndCommit(Prisma.sql`SELECT 1::int AS one`);
+          })
+          .catch((caught: unknown) => caught);
+        expect(databaseWait(error)).toBe('transaction');
+        expect(await impatient.sql.queries.query(Prisma.sql`SELECT id FROM organizations WHERE name = ${name}`)).toEqual([]);
+      } finally {
+        await impatient.close();
+      }
+    });
+
     it('rolls back, as busy, work that outlasted the transaction timeout; on PostgreSQL without waiting for the statement', async () => {
       const name = `timeout-${randomUUID()}`;
       const impatient = await openTestDatabase(testConfig({ TRANSACTION_TIMEOUT_MS: 100 }));
@@ -174,6 +244,20 @@ describe('Raw statements on the driver adapter (txHost.sql)', () => {
 
     it('keeps a statement for the COMMIT only inside a transaction', () => {
       expect(() => host().executeAtCommit(Prisma.sql`SELECT 1`)).toThrow('inside a transaction');
+    });
+
+    it('ends only the outermost transaction with queryAndCommit: in a joined one it is a statement of the caller\'s', async () => {
+      const txHost = host();
+      const name = `joined-last-${randomUUID()}`;
+      await expect(
+        txHost.withSqlTransaction(async () => {
+          await txHost.withSqlTransaction(() => txHost.sql.queryAndCommit(Prisma.sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), ${name}) RETURNING id`));
+          expect(await txHost.sql.query(Prisma.sql`SELECT id FROM organizations WHERE name = ${name}`)).toHaveLength(1);
+          throw new Error('roll back the joined one too');
+        }),
+      ).rejects.toThrow('roll back the joined one too');
+      expect(await countOrganizationsNamed(name)).toBe(0n);
+      expect(await txHost.withSqlTransaction(() => txHost.sql.queryAndCommit<{ n: number }>(Prisma.sql`SELECT 1::int AS n`))).toEqual([{ n: 1 }]);
     });
 
     it('runs the statements of nested transactions in the outermost one, and rolls them back together', async () => {

@@ -1,21 +1,19 @@
 import { Logger } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { DatabaseBusyError } from './postgres-pool';
-import { ReadReplica } from './read-replica';
-import type { SqlQueries } from './sql-queries';
+import { ReadReplica, type SqlReads } from './read-replica';
 
 const STATEMENT = Prisma.sql`SELECT 1`;
 const RETRY_AFTER_MS = 50;
 
 /** Statements answered by `answer` in turn, counted: the routing under test, not SQL. */
-function server(name: string, answer: () => Promise<unknown[]>): SqlQueries & { calls: number } {
+function server(answer: () => Promise<unknown[]>): SqlReads & { calls: number } {
   const queries = {
     calls: 0,
     query: <T>() => {
       queries.calls++;
       return answer() as Promise<T[]>;
     },
-    execute: () => Promise.reject(new Error(`${name}: no writes here`)),
   };
   return queries;
 }
@@ -35,8 +33,8 @@ describe('ReadReplica', () => {
   afterEach(() => jest.useRealTimers());
 
   it('reads on the replica while it answers', async () => {
-    const replica = server('replica', async () => ['replica']);
-    const primary = server('primary', async () => ['primary']);
+    const replica = server(async () => ['replica']);
+    const primary = server(async () => ['primary']);
     const reads = new ReadReplica(replica, primary, connections(async () => undefined), RETRY_AFTER_MS);
     expect(await reads.query(STATEMENT)).toEqual(['replica']);
     expect(await reads.query(STATEMENT)).toEqual(['replica']);
@@ -46,11 +44,11 @@ describe('ReadReplica', () => {
 
   it('sends a read the unreachable replica failed to the primary, then reads there until the retry time, then tries the replica again', async () => {
     let replicaUp = false;
-    const replica = server('replica', async () => {
+    const replica = server(async () => {
       if (!replicaUp) throw refused();
       return ['replica'];
     });
-    const primary = server('primary', async () => ['primary']);
+    const primary = server(async () => ['primary']);
     const reads = new ReadReplica(replica, primary, connections(async () => undefined), RETRY_AFTER_MS);
 
     expect(await reads.query(STATEMENT)).toEqual(['primary']);
@@ -72,12 +70,12 @@ describe('ReadReplica', () => {
 
   it('sends one read to the primary after a conflict with recovery or a busy replica pool, without taking the replica out', async () => {
     const failures = [recoveryConflict(), new DatabaseBusyError(5000)];
-    const replica = server('replica', async () => {
+    const replica = server(async () => {
       const failure = failures.shift();
       if (failure) throw failure;
       return ['replica'];
     });
-    const primary = server('primary', async () => ['primary']);
+    const primary = server(async () => ['primary']);
     const reads = new ReadReplica(replica, primary, connections(async () => undefined), RETRY_AFTER_MS);
     expect(await reads.query(STATEMENT)).toEqual(['primary']);
     expect(await reads.query(STATEMENT)).toEqual(['primary']);
@@ -86,10 +84,10 @@ describe('ReadReplica', () => {
   });
 
   it('answers a fault of the read itself as it is, without asking the primary', async () => {
-    const replica = server('replica', async () => {
+    const replica = server(async () => {
       throw syntaxError();
     });
-    const primary = server('primary', async () => ['primary']);
+    const primary = server(async () => ['primary']);
     const reads = new ReadReplica(replica, primary, connections(async () => undefined), RETRY_AFTER_MS);
     await expect(reads.query(STATEMENT)).rejects.toThrow('syntax error');
     expect(primary.calls).toBe(0);
@@ -98,8 +96,8 @@ describe('ReadReplica', () => {
 
   it('takes the replica out when readiness cannot reach it, and back in when it can', async () => {
     let pingFails = true;
-    const replica = server('replica', async () => ['replica']);
-    const primary = server('primary', async () => ['primary']);
+    const replica = server(async () => ['replica']);
+    const primary = server(async () => ['primary']);
     const reads = new ReadReplica(
       replica,
       primary,

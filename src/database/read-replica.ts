@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import type { PoolUsage } from './database-pool';
 import { databaseWait, isDatabaseUnavailable } from './database-unavailable';
-import type { SqlQueries } from './sql-queries';
 
 /** Statements that only read: what a read replica takes (TransactionHost.replica). */
 export interface SqlReads {
@@ -47,8 +46,8 @@ export class ReadReplica implements SqlReads {
   private primaryUntil: number | undefined;
 
   constructor(
-    private readonly replica: SqlQueries,
-    private readonly primary: SqlQueries,
+    private readonly replica: SqlReads,
+    private readonly primary: SqlReads,
     private readonly connections: ReplicaConnections,
     private readonly retryAfterMs = REPLICA_RETRY_AFTER_MS,
   ) {}

@@ -6,6 +6,14 @@ export interface SqlQueries {
   query<T>(statement: Prisma.Sql): Promise<T[]>;
   /** The number of rows the statement wrote. */
   execute(statement: Prisma.Sql): Promise<number>;
+  /**
+   * `query`, for the last statement of a transaction whose work is running: the statement, those
+   * kept by `executeAtCommit` and the COMMIT are sent together, and its rows are answered once the
+   * transaction has committed; no statement may follow it there. Outside a transaction, and in one
+   * joined from further up (TransactionHost), it is `query`. Only for a statement that writes
+   * nothing when its answer refuses the change, since that answer comes after the commit.
+   */
+  queryAndCommit<T>(statement: Prisma.Sql): Promise<T[]>;
 }
 
 /** The statements of one transaction: `SqlQueries`, and statements sent with its COMMIT. */
@@ -18,13 +26,6 @@ export interface TransactionQueries extends SqlQueries {
   executeAtCommit(statement: Prisma.Sql): void;
 }
 
-/** Statements through a Prisma client (inside one of its transactions, the transaction's client). */
-export function clientQueries(client: Prisma.TransactionClient): SqlQueries {
-  return {
-    query: <T>(statement: Prisma.Sql) => client.$queryRaw<T[]>(statement),
-    execute: (statement: Prisma.Sql) => client.$executeRaw(statement),
-  };
-}
 
 /**
  * Statements straight to Prisma's driver adapter (or one of its transactions), without the client
@@ -32,10 +33,8 @@ export function clientQueries(client: Prisma.TransactionClient): SqlQueries {
  * and results are converted as the client converts them for `$queryRaw`.
  */
 export function adapterQueries(queryable: SqlQueryable): SqlQueries {
-  return {
-    query: async <T>(statement: Prisma.Sql) => rowsOf<T>(await queryable.queryRaw(toSqlQuery(statement))),
-    execute: (statement: Prisma.Sql) => queryable.executeRaw(toSqlQuery(statement)),
-  };
+  const query = async <T>(statement: Prisma.Sql) => rowsOf<T>(await queryable.queryRaw(toSqlQuery(statement)));
+  return { query, execute: (statement: Prisma.Sql) => queryable.executeRaw(toSqlQuery(statement)), queryAndCommit: query };
 }
 
 export function toSqlQuery(statement: Prisma.Sql): SqlQuery {
@@ -99,7 +98,7 @@ const READERS: Partial<Record<number, ColumnReader>> = {
   [ColumnTypeEnum.Json]: (value) => (typeof value === 'string' ? JSON.parse(value) : value),
 };
 
-function rowsOf<T>({ columnNames, columnTypes, rows }: SqlResultSet): T[] {
+export function rowsOf<T>({ columnNames, columnTypes, rows }: SqlResultSet): T[] {
   const readers = columnTypes.map((type, index) => {
     const reader = READERS[type];
     if (!reader) throw new TypeError(`Column "${columnNames[index]}" has a type (${type}) that raw statements here do not read; cast it in the SQL`);

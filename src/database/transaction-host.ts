@@ -48,11 +48,22 @@ export class TransactionHost implements SqlHost {
 
   /**
    * Runs `work` in one transaction, or in the caller's transaction when there is one; committed
-   * when it returns, rolled back when it throws. `timeoutMs` replaces TRANSACTION_TIMEOUT_MS for
+   * when it returns (or with its `sql.queryAndCommit`), rolled back when it throws. `timeoutMs` replaces TRANSACTION_TIMEOUT_MS for
    * work that is bounded otherwise (an upload received into its transaction ends with its request).
    */
   withSqlTransaction<T>(work: () => Promise<T>, timeoutMs?: number): Promise<T> {
-    if (this.current.getStore()) return work();
+    const owner = this.current.getStore();
+    if (owner) return this.current.run(joined(owner), work);
     return this.driver.transaction((sql) => this.current.run(sql, work), timeoutMs);
   }
+}
+
+/** The caller's transaction as work that joins it sees it: its `queryAndCommit` does not end it, since the caller's work goes on after. */
+function joined(owner: TransactionQueries): TransactionQueries {
+  return {
+    query: (statement) => owner.query(statement),
+    execute: (statement) => owner.execute(statement),
+    executeAtCommit: (statement) => owner.executeAtCommit(statement),
+    queryAndCommit: (statement) => owner.query(statement),
+  };
 }

@@ -218,7 +218,12 @@ export class DepartmentsRepository {
     if (rows.length !== 1) throw new Error(`The department tree lock row of organization ${organizationId} is missing`);
   }
 
-  /** The PATCH as one statement (departmentUpdateStatement, below); undefined: no such department. */
+  /**
+   * The PATCH as one statement (departmentUpdateStatement, below). A move's is the last of the
+   * transaction its caller opened for it (withSqlTransaction, after lockTreeForMove), sent with
+   * the COMMIT; any other joins the caller's transaction, if any, as a statement of it.
+   * Undefined: no such department.
+   */
   async update(
     organizationId: string,
     id: string,
@@ -227,7 +232,10 @@ export class DepartmentsRepository {
     context: AuditContext,
   ): Promise<(DepartmentRow & DepartmentUpdateOutcome) | undefined> {
     try {
-      const [row] = await this.txHost.sql.query<DepartmentRow & DepartmentUpdateOutcome>(departmentUpdateStatement(organizationId, id, change, guard, context, this.audit));
+      const statement = departmentUpdateStatement(organizationId, id, change, guard, context, this.audit);
+      const [row] = await (change.parentId === undefined
+        ? this.txHost.sql.query<DepartmentRow & DepartmentUpdateOutcome>(statement)
+        : this.txHost.sql.queryAndCommit<DepartmentRow & DepartmentUpdateOutcome>(statement));
       return row;
     } catch (error) {
       throw conflicts(parentVanished(error));
@@ -324,13 +332,14 @@ const RESULT_COLUMNS = ['id', 'external_id', 'name', 'order', 'parent_id', 'revi
  *
  * `target` locks the department's row first and reads its newest version (READ COMMITTED: after
  * a wait, the one the other writer committed), so the checks, the old values of the audit event
- * and the write all see the version being replaced. A move then bumps the new parent's order
- * counter (the organization's for the top level), which locks that row; measures the moved
- * subtree's depth from its path range; and rewrites every path of the subtree in the one UPDATE
- * (rows ∝ subtree size, statements constant). `verdict` says whether the change may be written;
- * the UPDATE writes only when it may and something differs; the audit CTE writes one event from
- * the department's own row. The final row carries the verdict and the department, as written or
- * as it is.
+ * and the write all see the version being replaced. A move then locks the new parent's row (the
+ * organization's for the top level), whose order counter gives the moved department its order and
+ * is bumped only when the move is written; measures the moved subtree's depth from its path
+ * range; and rewrites every path of the subtree in the one UPDATE (rows ∝ subtree size,
+ * statements constant). `verdict` says whether the change may be written; the UPDATEs write only
+ * when it may and something differs; the audit CTE writes one event from the department's own
+ * row. A refused change writes nothing, so the statement may end a move's transaction (sent with
+ * its COMMIT). The final row carries the verdict and the department, as written or as it is.
  */
 export function departmentUpdateStatement(
   organizationId: string,
@@ -344,15 +353,22 @@ export function departmentUpdateStatement(
   const move = change.parentId !== undefined;
   const parent = Prisma.sql`${change.parentId ?? null}::uuid`;
 
+  // The new parent's row (the organization's for the top level), locked as the counter's UPDATE
+  // locks it (FOR NO KEY UPDATE: inserts whose foreign key points at it go on), with the order its
+  // next child gets; `counter` writes that order only when the move is written.
   const newParent =
     change.parentId === null
-      ? Prisma.sql`UPDATE organizations o SET last_top_level_order = o.last_top_level_order + 1
-          FROM target t WHERE o.id = ${org} AND t.parent_id IS NOT NULL
-          RETURNING (''::text COLLATE "C") AS path, o.last_top_level_order AS next_order`
-      : Prisma.sql`UPDATE departments p SET last_child_order = p.last_child_order + 1
-          FROM target t
-          WHERE p.organization_id = ${org} AND p.id = ${parent} AND p.id <> t.id AND p.id IS DISTINCT FROM t.parent_id
-          RETURNING p.path, p.last_child_order AS next_order`;
+      ? Prisma.sql`SELECT (''::text COLLATE "C") AS path, o.last_top_level_order + 1 AS next_order FROM organizations o
+          WHERE o.id = ${org} AND EXISTS (SELECT 1 FROM target t WHERE t.parent_id IS NOT NULL) ${RowLock.forNoKeyUpdate}`
+      : Prisma.sql`SELECT p.path, p.last_child_order + 1 AS next_order FROM departments p
+          WHERE p.organization_id = ${org} AND p.id = ${parent}
+            AND EXISTS (SELECT 1 FROM target t WHERE p.id <> t.id AND p.id IS DISTINCT FROM t.parent_id) ${RowLock.forNoKeyUpdate}`;
+  const writable = Prisma.sql`v.revision_ok AND NOT v.cycle AND v.parent_found AND NOT v.too_deep AND v.is_change`;
+  const counter =
+    change.parentId === null
+      ? Prisma.sql`UPDATE organizations o SET last_top_level_order = v.next_order FROM verdict v WHERE o.id = ${org} AND v.moving AND ${writable}`
+      : Prisma.sql`UPDATE departments p SET last_child_order = v.next_order FROM verdict v
+          WHERE p.organization_id = ${org} AND p.id = ${parent} AND v.moving AND ${writable}`;
 
   const revisionOk =
     guard.kind === 'none' ? Prisma.sql`true` : guard.kind === 'never' ? Prisma.sql`false` : Prisma.sql`t.revision = ${guard.revision}::bigint`;
@@ -414,9 +430,9 @@ export function departmentUpdateStatement(
     changed AS (
       UPDATE departments d SET ${Prisma.join(sets)}
       FROM verdict v
-      WHERE d.organization_id = ${org} AND d.path >= v.path AND d.path < v.path || '~' AND ${rows}
-        AND v.revision_ok AND NOT v.cycle AND v.parent_found AND NOT v.too_deep AND v.is_change
+      WHERE d.organization_id = ${org} AND d.path >= v.path AND d.path < v.path || '~' AND ${rows} AND ${writable}
       RETURNING d.id, d.external_id, d.name, d."order", d.parent_id, d.revision, d.created_at, d.updated_at),
+    ${move ? Prisma.sql`counter AS (${counter}),` : Prisma.empty}
     own_row AS (SELECT c.* FROM changed c JOIN verdict v ON c.id = v.id),
     ${audit.insertFrom(context, Prisma.sql`own_row c JOIN verdict v ON c.id = v.id`, {
       organizationId,

@@ -66,29 +66,27 @@ export class DepartmentsService {
    * One statement for a rename, an external_id or an order (a compare-and-set under the row's
    * lock); a body with parent_id is a move: its own transaction, whose first statement takes the
    * organization's tree lock exclusively and whose second is that same statement with the move
-   * (docs/directory.md, "Locking"). A refused change throws and so writes nothing.
+   * (docs/directory.md, "Locking"), sent together with the COMMIT: one round trip. A refused
+   * change writes nothing.
    */
   async update(organizationId: string, departmentId: string, body: UpdateDepartmentDto, requirement: RevisionRequirement, actor: AuditActor): Promise<DepartmentDto> {
     const change: DepartmentChange = { name: body.name, externalId: body.external_id, order: body.order, parentId: body.parent_id };
-    const apply = async () => {
-      const row = await this.departments.update(organizationId, departmentId, change, guardOf(requirement), { actor, at: this.clock.now() });
-      if (!row) throw departmentNotFound(departmentId);
-      checkRevision(requirement, row.storedRevision, 'department');
-      if (row.cycle) {
-        throw new AppError(DirectoryError.DEPARTMENT_CYCLE, 'parent_id is the department itself or one of its descendants: a department cannot be moved into its own subtree.', {
-          field: 'parent_id',
-          reason: 'invalid_value',
-        });
-      }
-      if (!row.parentFound) throw parentNotFound();
-      if (row.tooDeep) throw tooDeep();
-      return toDepartmentDto(row);
-    };
-    if (change.parentId === undefined) return apply();
-    return this.txHost.withSqlTransaction(async () => {
-      await this.departments.lockTreeForMove(organizationId);
-      return apply();
-    });
+    const write = () => this.departments.update(organizationId, departmentId, change, guardOf(requirement), { actor, at: this.clock.now() });
+    const row =
+      change.parentId === undefined
+        ? await write()
+        : await this.txHost.withSqlTransaction(async () => (await Promise.all([this.departments.lockTreeForMove(organizationId), write()]))[1]);
+    if (!row) throw departmentNotFound(departmentId);
+    checkRevision(requirement, row.storedRevision, 'department');
+    if (row.cycle) {
+      throw new AppError(DirectoryError.DEPARTMENT_CYCLE, 'parent_id is the department itself or one of its descendants: a department cannot be moved into its own subtree.', {
+        field: 'parent_id',
+        reason: 'invalid_value',
+      });
+    }
+    if (!row.parentFound) throw parentNotFound();
+    if (row.tooDeep) throw tooDeep();
+    return toDepartmentDto(row);
   }
 
   /** Only an empty department; DEPARTMENT_NOT_EMPTY says how many children and members it has. */

@@ -26,39 +26,43 @@ export class DepartmentMembersService {
   /**
    * Adds the membership (added: true) or finds it in place (added: false, nothing changed, no
    * event), under the user's row lock: concurrent adds of one user take turns, so none passes the
-   * limit of memberships another has just reached.
+   * limit of memberships another has just reached. The lock, the add and the COMMIT go to the
+   * database together (one round trip): the add needs no answer of the lock's.
    */
   async add(organizationId: string, departmentId: string, userId: string, actor: AuditActor): Promise<{ added: boolean; member: UserDto }> {
-    return this.memberships.inTransaction(async () => {
-      const user = await this.memberships.lockUser(organizationId, userId);
-      const result = user && (await this.memberships.add(organizationId, departmentId, userId, MAX_DEPARTMENTS_PER_USER, { actor, at: this.clock.now() }));
-      if (!result) {
-        if (!(await this.memberships.departmentExists(organizationId, departmentId))) throw departmentNotFound(departmentId);
-        throw userNotFound(userId);
-      }
-      if (result === 'limit_reached') {
-        throw new AppError(MembershipsError.USER_DEPARTMENT_LIMIT_REACHED, `User ${userId} is already a member of ${MAX_DEPARTMENTS_PER_USER} departments, the most a user may have.`, {
-          field: 'user_id',
-          reason: 'invalid_value',
-        });
-      }
-      return { added: result.added, member: toUserDto(result.member) };
+    const result = await this.memberships.inTransaction(async () => {
+      const [, added] = await Promise.all([
+        this.memberships.lockUser(organizationId, userId),
+        this.memberships.add(organizationId, departmentId, userId, MAX_DEPARTMENTS_PER_USER, { actor, at: this.clock.now() }),
+      ]);
+      return added;
     });
+    if (!result) {
+      if (!(await this.memberships.departmentExists(organizationId, departmentId))) throw departmentNotFound(departmentId);
+      throw userNotFound(userId);
+    }
+    if (result === 'limit_reached') {
+      throw new AppError(MembershipsError.USER_DEPARTMENT_LIMIT_REACHED, `User ${userId} is already a member of ${MAX_DEPARTMENTS_PER_USER} departments, the most a user may have.`, {
+        field: 'user_id',
+        reason: 'invalid_value',
+      });
+    }
+    return { added: result.added, member: toUserDto(result.member) };
   }
 
   /**
    * Under the user's row lock, so the remaining membership that becomes primary is read after every
-   * concurrent add or removal of the same user has committed.
+   * concurrent add or removal of the same user has committed; the lock, the removal and the COMMIT
+   * go together, as an add's do.
    */
   async remove(organizationId: string, departmentId: string, userId: string, actor: AuditActor): Promise<void> {
-    await this.memberships.inTransaction(async () => {
-      const user = await this.memberships.lockUser(organizationId, userId);
-      const removed = user && (await this.memberships.remove(organizationId, departmentId, userId, { actor, at: this.clock.now() }));
-      if (removed) return;
-      if (!(await this.memberships.departmentExists(organizationId, departmentId))) throw departmentNotFound(departmentId);
-      if (!user) throw userNotFound(userId);
-      throw userNotFound(userId, `User ${userId} is not a member of department ${departmentId}.`);
-    });
+    const [user, removed] = await this.memberships.inTransaction(() =>
+      Promise.all([this.memberships.lockUser(organizationId, userId), this.memberships.remove(organizationId, departmentId, userId, { actor, at: this.clock.now() })]),
+    );
+    if (removed) return;
+    if (!(await this.memberships.departmentExists(organizationId, departmentId))) throw departmentNotFound(departmentId);
+    if (!user) throw userNotFound(userId);
+    throw userNotFound(userId, `User ${userId} is not a member of department ${departmentId}.`);
   }
 
   /** Keyset pages on user_id; an empty page is followed by a look at the department, to tell "no members" from "no such department". */

@@ -61,13 +61,15 @@ export class MembershipsRepository {
   ) {}
 
   /**
-   * One statement, run after lockUser in the same transaction (so its snapshot holds every
-   * membership of the user committed before): inserts the membership when the department exists
+   * One statement, the last of the transaction lockUser's lock opened (so its snapshot holds every
+   * membership of the user committed before), sent with its COMMIT: it writes nothing when it adds
+   * nothing. Inserts the membership when the department exists
    * and the user has fewer than `limit` memberships (ON CONFLICT: already a member, nothing
    * changes), and only then the user's revision + 1, updated_at, the membership as primary when
    * the user had none, and the `department.member_added` event. The insert's foreign key holds the
    * department (FOR KEY SHARE) until commit: a delete of it ends one way or the other.
-   * Undefined: no such department; `limit_reached`: not a member and no room for another.
+   * Undefined: no such department (the user, when the department exists, is its foreign key:
+   * userNotFound); `limit_reached`: not a member and no room for another.
    */
   async add(organizationId: string, departmentId: string, userId: string, limit: number, context: AuditContext): Promise<AddedMembership | 'limit_reached' | undefined> {
     const failed = violations({
@@ -75,7 +77,7 @@ export class MembershipsRepository {
       department_members_organization_id_user_id_fkey: () => userNotFound(userId),
     });
     try {
-      const [row] = await this.txHost.sql.query<UserRow & { added: boolean; member: boolean }>(Prisma.sql`
+      const [row] = await this.txHost.sql.queryAndCommit<UserRow & { added: boolean; member: boolean }>(Prisma.sql`
         WITH department AS (SELECT id FROM departments WHERE organization_id = ${organizationId}::uuid AND id = ${departmentId}::uuid),
         inserted AS (
           INSERT INTO department_members (organization_id, department_id, user_id, created_at)
@@ -132,13 +134,14 @@ export class MembershipsRepository {
   }
 
   /**
-   * One statement, run after lockUser in the same transaction: deletes the membership; when it was
+   * One statement, the last of the transaction lockUser's lock opened, sent with its COMMIT (it
+   * writes nothing when the user was not a member): deletes the membership; when it was
    * the primary, the earliest-added remaining membership becomes primary (null when none is left);
    * the user's revision + 1 and updated_at; the `department.member_removed` event. No row: the
    * user was not a member.
    */
   async remove(organizationId: string, departmentId: string, userId: string, context: AuditContext): Promise<UserRow | undefined> {
-    const [row] = await this.txHost.sql.query<UserRow>(Prisma.sql`
+    const [row] = await this.txHost.sql.queryAndCommit<UserRow>(Prisma.sql`
       WITH removed AS (
         DELETE FROM department_members
         WHERE organization_id = ${organizationId}::uuid AND department_id = ${departmentId}::uuid AND user_id = ${userId}::uuid
