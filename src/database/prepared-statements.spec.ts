@@ -11,6 +11,15 @@ describe('preparedStatementNames', () => {
     expect(nameOf(statement('SELECT 1'))).toBe('wsa_1');
   });
 
+  it('knows a text built anew, and tells apart texts of one length', () => {
+    const nameOf = preparedStatementNames(10)!;
+    const built = (n: number) => ['SELECT ', String(n), ' AS ', 'x'].join('');
+    expect(nameOf(statement(built(1)))).toBe('wsa_1');
+    expect(nameOf(statement(built(2)))).toBe('wsa_2');
+    expect(nameOf(statement('SELECT 10 AS y'))).toBe('wsa_3');
+    expect([nameOf(statement(built(2))), nameOf(statement(built(1)))]).toEqual(['wsa_2', 'wsa_1']);
+  });
+
   it('leaves texts beyond the limit unnamed, and keeps the names it gave', () => {
     const nameOf = preparedStatementNames(2)!;
     nameOf(statement('SELECT 1'));

@@ -10,10 +10,18 @@ import type { SqlQuery } from '@prisma/driver-adapter-utils';
  */
 export function preparedStatementNames(limit: number): ((query: SqlQuery) => string) | undefined {
   if (limit === 0) return undefined;
-  const names = new Map<string, string>();
+  // Keyed by length, not by text: each request builds its texts anew, and a new string of a few
+  // kB costs ~3x more to hash (as a Map key) than to compare with the one known text of its length.
+  const namedByLength = new Map<number, { text: string; name: string }[]>();
+  let named = 0;
   const nameOf = (query: SqlQuery): string | undefined => {
-    let name = names.get(query.sql);
-    if (name === undefined && names.size < limit) names.set(query.sql, (name = `wsa_${names.size + 1}`));
+    const text = query.sql;
+    let sameLength = namedByLength.get(text.length);
+    if (sameLength) for (const known of sameLength) if (known.text === text) return known.name;
+    if (named === limit) return undefined;
+    if (!sameLength) namedByLength.set(text.length, (sameLength = []));
+    const name = `wsa_${++named}`;
+    sameLength.push({ text, name });
     return name;
   };
   // The adapter's type says string, but it passes the name to pg, for which undefined means unnamed.
