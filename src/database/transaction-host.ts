@@ -48,8 +48,9 @@ export class TransactionHost implements SqlHost {
 
   /**
    * Runs `work` in one transaction, or in the caller's transaction when there is one; committed
-   * when it returns (or with its `sql.queryAndCommit`), rolled back when it throws. `timeoutMs` replaces TRANSACTION_TIMEOUT_MS for
-   * work that is bounded otherwise (an upload received into its transaction ends with its request).
+   * when it returns (or with its `sql.queryAndCommit`), rolled back when it throws. `timeoutMs`
+   * replaces TRANSACTION_TIMEOUT_MS for work that is bounded otherwise (an upload received into its
+   * transaction ends with its request).
    */
   withSqlTransaction<T>(work: () => Promise<T>, timeoutMs?: number): Promise<T> {
     const owner = this.current.getStore();
